@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The p2pconf Authors
+#
+# make test         unit tests and every suite on the fake backend (no GPU needed)
+# make conformance  every suite on this machine's GPUs; reports in reports/<run>/
+# make list         every spec with its labels (no GPU needed)
+# make mutation     inject each fake driver defect and show which specs catch it
+# make dist         tarball of precompiled suites for GPU nodes without Go
+# make check        gofmt and go vet
+
+SHELL := /bin/bash
+GO ?= go
+# go-nvml's header marks some NVML calls deprecated; cgo would print every one.
+export CGO_CFLAGS ?= -Wno-deprecated-declarations
+export CGO_ENABLED := 1
+GINKGO := $(GO) tool ginkgo
+RUN ?= $(shell date -u +%Y%m%dT%H%M%SZ)
+REPORTS := reports/$(RUN)
+# Flags for conformance runs (Ginkgo docs): never report an empty or pending
+# run as green, keep going past failures, show where a slow spec is.
+CONFORMANCE_FLAGS ?= --fail-on-pending --fail-on-empty --keep-going --trace --poll-progress-after=60s --timeout=2h
+LABEL_FILTER ?=
+
+.PHONY: test unit fake-suites conformance list mutation dist check
+
+test: check unit fake-suites
+
+unit:
+	$(GO) test -count=1 ./harness/... ./kernels/... ./cmd/...
+
+fake-suites:
+	$(GO) run ./cmd/selftest
+
+conformance:
+	mkdir -p $(REPORTS)
+	P2PCONF_REPORT_DIR=$(abspath $(REPORTS)) $(GINKGO) $(CONFORMANCE_FLAGS) \
+		--json-report=ginkgo.json --junit-report=ginkgo-junit.xml --output-dir=$(REPORTS) \
+		$(if $(LABEL_FILTER),--label-filter='$(LABEL_FILTER)') ./suites/...
+	$(GO) run ./cmd/p2pconf report $(REPORTS)
+	@echo "reports in $(REPORTS)"
+
+list:
+	P2PCONF_BACKEND=fake P2PCONF_FAKE=$${P2PCONF_FAKE:-h200x2} $(GINKGO) --dry-run -v --no-color ./suites/... | grep -E '^\S.*\[.*id:' || true
+	P2PCONF_BACKEND=fake P2PCONF_FAKE=$${P2PCONF_FAKE:-h200x2} $(GINKGO) labels ./suites/...
+
+mutation:
+	$(GO) run ./cmd/mutation
+
+dist:
+	bash dist/build.sh
+
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
+		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package harness
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environment variables that configure a run. They are environment variables
+// rather than flags so that helper processes (the suite binary re-executed)
+// and every Ginkgo process see the same configuration.
+const (
+	EnvBackend       = "P2PCONF_BACKEND"       // cuda (default) or fake
+	EnvFakePreset    = "P2PCONF_FAKE"          // fake preset name
+	EnvFakeDefects   = "P2PCONF_FAKE_DEFECTS"  // comma list of injected fake driver defects
+	EnvGPUs          = "P2PCONF_GPUS"          // ordinals or UUIDs, comma separated
+	EnvPairs         = "P2PCONF_PAIRS"         // ordered pairs "0-1,1-0"
+	EnvReportDir     = "P2PCONF_REPORT_DIR"    // where conformance.json and friends go
+	EnvLibCUDA       = "P2PCONF_LIBCUDA"       // path of libcuda (default libcuda.so.1)
+	EnvSpecTimeout   = "P2PCONF_SPEC_TIMEOUT"  // default per-spec timeout, a Go duration
+	EnvLitmusBudget  = "P2PCONF_LITMUS_BUDGET" // time budget per litmus test, a Go duration
+	EnvMutantTrials  = "P2PCONF_MUTANT_TRIALS" // trials for mutant specs
+	EnvDefaultPreset = "nvlink8"               // preset used when P2PCONF_FAKE is unset
+)
+
+// Config is the run's configuration, read once from the environment.
+type Config struct {
+	Backend     string
+	FakePreset  string
+	FakeDefects []string
+	GPUs        []string
+	Pairs       [][2]int
+	ReportDir   string
+	LibCUDA     string
+	SpecTimeout time.Duration
+	// LitmusBudget is the time each litmus test may run (short by default
+	// for CI-style runs; set it long for certification).
+	LitmusBudget time.Duration
+	// MutantTrials is how many trials a mutant spec makes to see its weak outcome.
+	MutantTrials int
+}
+
+// ReadConfig parses the environment. Malformed values are errors naming the
+// variable and the value, returned before any GPU work.
+func ReadConfig() (Config, error) {
+	c := Config{
+		Backend:      strings.TrimSpace(os.Getenv(EnvBackend)),
+		FakePreset:   strings.TrimSpace(os.Getenv(EnvFakePreset)),
+		ReportDir:    os.Getenv(EnvReportDir),
+		LibCUDA:      os.Getenv(EnvLibCUDA),
+		SpecTimeout:  2 * time.Minute,
+		LitmusBudget: 2 * time.Second,
+		MutantTrials: 20,
+	}
+	if c.Backend == "" {
+		c.Backend = "cuda"
+	}
+	if c.Backend != "cuda" && c.Backend != "fake" {
+		return c, fmt.Errorf("%s=%q: the backend is cuda or fake", EnvBackend, c.Backend)
+	}
+	if c.Backend == "fake" && c.FakePreset == "" {
+		c.FakePreset = EnvDefaultPreset
+	}
+	if c.LibCUDA == "" {
+		c.LibCUDA = "libcuda.so.1"
+	}
+	c.FakeDefects = splitList(os.Getenv(EnvFakeDefects))
+	c.GPUs = splitList(os.Getenv(EnvGPUs))
+	pairs, err := ParsePairs(os.Getenv(EnvPairs))
+	if err != nil {
+		return c, err
+	}
+	c.Pairs = pairs
+	if v := os.Getenv(EnvSpecTimeout); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("%s=%q: want a positive Go duration such as 90s", EnvSpecTimeout, v)
+		}
+		c.SpecTimeout = d
+	}
+	if v := os.Getenv(EnvLitmusBudget); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("%s=%q: want a positive Go duration such as 10s", EnvLitmusBudget, v)
+		}
+		c.LitmusBudget = d
+	}
+	if v := os.Getenv(EnvMutantTrials); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return c, fmt.Errorf("%s=%q: want a positive number of trials", EnvMutantTrials, v)
+		}
+		c.MutantTrials = n
+	}
+	return c, nil
+}
+
+// ParsePairs parses "0-1,1-0" into ordered pairs of ordinals.
+func ParsePairs(s string) ([][2]int, error) {
+	var out [][2]int
+	for _, item := range splitList(s) {
+		a, b, ok := strings.Cut(item, "-")
+		x, err1 := strconv.Atoi(strings.TrimSpace(a))
+		y, err2 := strconv.Atoi(strings.TrimSpace(b))
+		if !ok || err1 != nil || err2 != nil || x < 0 || y < 0 {
+			return nil, fmt.Errorf("%s: %q is not a pair; write pairs as SRC-DST ordinals, e.g. 0-1,1-0", EnvPairs, item)
+		}
+		if x == y {
+			return nil, fmt.Errorf("%s: %q pairs a GPU with itself; a pair needs two different GPUs", EnvPairs, item)
+		}
+		out = append(out, [2]int{x, y})
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,915 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+// fakecuda.c is a stand-in libcuda.so.1 for the binding's tests on machines
+// without a GPU. The tests build it with gcc into a temporary directory.
+//
+// It exports cuGetProcAddress_v2 only (everything else is reached through
+// it, as with the real driver) and answers with the ABI variant introduced at
+// or before the requested version, so a wrongly pinned version reaches a
+// "legacy" variant that fails loudly. Every resolution is appended to the
+// file named by FAKECUDA_LOG as "getproc <name> <version> <flags>".
+//
+// Configuration, read at each call:
+//   FAKECUDA_DRIVER_VERSION  cuDriverGetVersion (default 13000); entry points
+//                            introduced later than it resolve to NULL
+//   FAKECUDA_DEVICES         device count (default 2, at most 8)
+//   FAKECUDA_INIT_RESULT     what cuInit returns (default 0)
+//   FAKECUDA_NO_P2P          if set, cuDeviceCanAccessPeer reports 0
+//   FAKECUDA_PENDING_POLLS   after enqueuing work, stream and event queries
+//                            report NOT_READY this many times (default 0;
+//                            -1: never complete)
+//
+// Argument checks built in: cuDeviceGetP2PAttribute echoes its arguments,
+// cuIpcOpenMemHandle_v2 decodes and checks the by-value handle bytes, the
+// JIT checks its option arrays, and a kernel whose .entry is p2pc_fake_echo
+// writes its parameters and launch shape into its first argument.
+//
+// Device memory is host memory, so copies are memcpy; VMM handles are memfd
+// files mapped into PROT_NONE reservations, so exported fds are real.
+
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef unsigned long long CUmemGenericAllocationHandle;
+typedef struct { char reserved[64]; } CUipcMemHandle;
+typedef struct { char reserved[64]; } CUipcEventHandle;
+typedef struct { int type; int id; } CUmemLocation;
+typedef struct {
+	int type;
+	int requestedHandleTypes;
+	CUmemLocation location;
+	void *win32HandleMetaData;
+	unsigned char compressionType, gpuDirectRDMACapable;
+	unsigned short usage;
+	unsigned char reserved[4];
+} CUmemAllocationProp;
+typedef struct { CUmemLocation location; int flags; } CUmemAccessDesc;
+
+enum {
+	OK = 0, INVALID_VALUE = 1, NOT_INITIALIZED = 3, INVALID_DEVICE = 101,
+	INVALID_IMAGE = 200, INVALID_CONTEXT = 201, PEER_ACCESS_UNSUPPORTED = 217,
+	INVALID_PTX = 218, INVALID_HANDLE = 400, NOT_FOUND = 500, NOT_READY = 600,
+	LAUNCH_TIMEOUT = 702, PEER_ACCESS_ALREADY_ENABLED = 704,
+	PEER_ACCESS_NOT_ENABLED = 705, UNKNOWN = 999,
+	LEGACY_ABI_CALLED = 9999, // returned by the old variants: a pinning bug
+};
+
+#define MAXDEV 8
+#define MAXOBJ 256
+#define GRAN (2u << 20)
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int initialized;
+
+static int env_int(const char *name, int def) {
+	const char *v = getenv(name);
+	return v && *v ? atoi(v) : def;
+}
+static int driver_version(void) { return env_int("FAKECUDA_DRIVER_VERSION", 13000); }
+static int ndev(void) {
+	int n = env_int("FAKECUDA_DEVICES", 2);
+	return n > MAXDEV ? MAXDEV : n;
+}
+__attribute__((format(printf, 1, 2))) static void logf_(const char *fmt, ...) {
+	const char *path = getenv("FAKECUDA_LOG");
+	if (!path || !*path) return;
+	FILE *f = fopen(path, "a");
+	if (!f) return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+// ---- contexts -------------------------------------------------------------
+
+struct ctx { int dev, retained, peer[MAXDEV]; };
+static struct ctx ctxs[MAXDEV];
+static __thread struct ctx *current;
+
+#define NEED_INIT() do { if (!initialized) return NOT_INITIALIZED; } while (0)
+#define NEED_CTX() do { NEED_INIT(); if (!current || !current->retained) return INVALID_CONTEXT; } while (0)
+static int bad_dev(CUdevice d) { return d < 0 || d >= ndev(); }
+
+static CUresult f_cuInit(unsigned int flags) {
+	if (flags != 0) return INVALID_VALUE;
+	CUresult r = env_int("FAKECUDA_INIT_RESULT", 0);
+	if (r == OK) initialized = 1;
+	return r;
+}
+static CUresult f_cuDriverGetVersion(int *v) {
+	if (!v) return INVALID_VALUE;
+	*v = driver_version();
+	return OK;
+}
+static const char *err_name(CUresult r) {
+	switch (r) {
+	case OK: return "CUDA_SUCCESS";
+	case INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
+	case PEER_ACCESS_UNSUPPORTED: return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
+	case NOT_READY: return "CUDA_ERROR_NOT_READY";
+	}
+	return NULL;
+}
+static CUresult f_cuGetErrorName(CUresult r, const char **s) {
+	*s = err_name(r);
+	return *s ? OK : INVALID_VALUE;
+}
+static CUresult f_cuGetErrorString(CUresult r, const char **s) {
+	*s = r == PEER_ACCESS_UNSUPPORTED ? "peer access is not supported between these two devices" : err_name(r);
+	return *s ? OK : INVALID_VALUE;
+}
+
+// ---- devices --------------------------------------------------------------
+
+static CUresult f_cuDeviceGetCount(int *n) { NEED_INIT(); *n = ndev(); return OK; }
+static CUresult f_cuDeviceGet(CUdevice *d, int ordinal) {
+	NEED_INIT();
+	if (bad_dev(ordinal)) return INVALID_DEVICE;
+	*d = ordinal;
+	return OK;
+}
+static CUresult f_cuDeviceGetName(char *name, int len, CUdevice d) {
+	NEED_INIT();
+	if (bad_dev(d)) return INVALID_DEVICE;
+	snprintf(name, len, "Fake GPU %d", d);
+	return OK;
+}
+static CUresult f_cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
+	NEED_INIT();
+	if (bad_dev(d)) return INVALID_DEVICE;
+	switch (attr) {
+	case 16: *v = 132; break;
+	case 33: *v = 0x18 + 0x10 * d; break;
+	case 41: case 95: case 102: case 103: case 125: *v = 1; break;
+	case 75: *v = 9; break;
+	case 76: case 86: case 128: *v = 0; break;
+	case 147: if (driver_version() < 13000) return INVALID_VALUE; *v = 0; break;
+	default: *v = attr * 100 + d; // echo, so tests see the arguments arrive
+	}
+	return OK;
+}
+static CUresult f_cuDeviceGetPCIBusId(char *id, int len, CUdevice d) {
+	NEED_INIT();
+	if (bad_dev(d)) return INVALID_DEVICE;
+	snprintf(id, len, "0000:%02x:00.0", 0x18 + 0x10 * d);
+	return OK;
+}
+static CUresult f_cuDeviceGetUuid_v2(unsigned char *u, CUdevice d) {
+	NEED_INIT();
+	if (bad_dev(d)) return INVALID_DEVICE;
+	for (int i = 0; i < 16; i++) u[i] = (unsigned char)(d * 16 + i);
+	return OK;
+}
+static CUresult f_cuDeviceTotalMem_v2(size_t *n, CUdevice d) {
+	NEED_INIT();
+	if (bad_dev(d)) return INVALID_DEVICE;
+	*n = (size_t)(80 + d) << 30;
+	return OK;
+}
+
+static CUresult f_cuDevicePrimaryCtxRetain(struct ctx **c, CUdevice d) {
+	NEED_INIT();
+	if (bad_dev(d)) return INVALID_DEVICE;
+	ctxs[d].dev = d;
+	if (ctxs[d].retained++ == 0) memset(ctxs[d].peer, 0, sizeof ctxs[d].peer);
+	*c = &ctxs[d];
+	return OK;
+}
+static CUresult f_cuDevicePrimaryCtxRelease_v2(CUdevice d) {
+	NEED_INIT();
+	if (bad_dev(d)) return INVALID_DEVICE;
+	if (ctxs[d].retained == 0) return INVALID_CONTEXT;
+	ctxs[d].retained--;
+	return OK;
+}
+static CUresult f_cuCtxGetCurrent(struct ctx **c) { NEED_INIT(); *c = current; return OK; }
+static CUresult f_cuCtxSetCurrent(struct ctx *c) {
+	NEED_INIT();
+	if (c && (c < ctxs || c >= ctxs + MAXDEV || !c->retained)) return INVALID_CONTEXT;
+	current = c;
+	return OK;
+}
+
+// ---- streams and events ---------------------------------------------------
+
+struct stream { int magic, pending; struct ctx *ctx; };
+struct event { int magic, pending, flags, recorded; struct ctx *ctx; };
+#define STREAM_MAGIC 0x5757
+#define EVENT_MAGIC 0x4545
+static struct stream null_stream = {STREAM_MAGIC, 0, NULL};
+
+static struct stream *stream_of(struct stream *s) { return s ? s : &null_stream; }
+static void enqueue(struct stream *s) { stream_of(s)->pending = env_int("FAKECUDA_PENDING_POLLS", 0); }
+static CUresult poll_pending(int *pending) {
+	if (*pending == 0) return OK;
+	if (*pending > 0) (*pending)--;
+	return NOT_READY;
+}
+static CUresult f_cuCtxSynchronize(void) {
+	NEED_CTX();
+	return null_stream.pending < 0 ? LAUNCH_TIMEOUT : OK;
+}
+static CUresult f_cuStreamCreate(struct stream **s, unsigned int flags) {
+	NEED_CTX();
+	if (flags > 1) return INVALID_VALUE;
+	*s = calloc(1, sizeof **s);
+	(*s)->magic = STREAM_MAGIC;
+	(*s)->ctx = current;
+	return OK;
+}
+static CUresult f_cuStreamDestroy_v2(struct stream *s) {
+	NEED_CTX();
+	if (!s || s->magic != STREAM_MAGIC) return INVALID_HANDLE;
+	s->magic = 0;
+	free(s);
+	return OK;
+}
+static CUresult f_cuStreamQuery(struct stream *s) {
+	NEED_CTX();
+	if (stream_of(s)->magic != STREAM_MAGIC) return INVALID_HANDLE;
+	return poll_pending(&stream_of(s)->pending);
+}
+static CUresult f_cuStreamSynchronize(struct stream *s) {
+	NEED_CTX();
+	if (stream_of(s)->pending < 0) return LAUNCH_TIMEOUT; // would hang on a GPU
+	stream_of(s)->pending = 0;
+	return OK;
+}
+static CUresult f_cuStreamWaitEvent(struct stream *s, struct event *e, unsigned int flags) {
+	NEED_CTX();
+	if (stream_of(s)->magic != STREAM_MAGIC) return INVALID_HANDLE;
+	if (!e || e->magic != EVENT_MAGIC || flags != 0) return INVALID_HANDLE;
+	return OK;
+}
+static CUresult f_cuEventCreate(struct event **e, unsigned int flags) {
+	NEED_CTX();
+	if ((flags & 4) && !(flags & 2)) return INVALID_VALUE; // INTERPROCESS needs DISABLE_TIMING
+	*e = calloc(1, sizeof **e);
+	(*e)->magic = EVENT_MAGIC;
+	(*e)->flags = (int)flags;
+	(*e)->ctx = current;
+	return OK;
+}
+static CUresult f_cuEventRecord(struct event *e, struct stream *s) {
+	NEED_CTX();
+	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
+	e->recorded = 1;
+	e->pending = stream_of(s)->pending;
+	return OK;
+}
+static CUresult f_cuEventQuery(struct event *e) {
+	NEED_CTX();
+	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
+	return poll_pending(&e->pending);
+}
+static CUresult f_cuEventSynchronize(struct event *e) {
+	NEED_CTX();
+	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
+	if (e->pending < 0) return LAUNCH_TIMEOUT;
+	e->pending = 0;
+	return OK;
+}
+static CUresult f_cuEventElapsedTime(float *ms, struct event *a, struct event *b) {
+	NEED_CTX();
+	if (!a || !b || a->magic != EVENT_MAGIC || b->magic != EVENT_MAGIC) return INVALID_HANDLE;
+	if (!a->recorded || !b->recorded || (a->flags & 2) || (b->flags & 2) || a->ctx != b->ctx) return INVALID_HANDLE;
+	if (a->pending || b->pending) return NOT_READY;
+	*ms = 1.5f;
+	return OK;
+}
+static CUresult f_cuEventElapsedTime_v2(float *ms, struct event *a, struct event *b) {
+	(void)ms; (void)a; (void)b;
+	return LEGACY_ABI_CALLED; // the binding pins the v1 form
+}
+static CUresult f_cuEventDestroy_v2(struct event *e) {
+	NEED_CTX();
+	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
+	e->magic = 0;
+	free(e);
+	return OK;
+}
+
+// ---- memory ---------------------------------------------------------------
+
+enum { KIND_DEVICE = 1, KIND_HOST = 2 };
+struct alloc { char *base; size_t size; int kind, dev, flags, ipc_open; };
+static struct alloc allocs[MAXOBJ];
+
+static struct alloc *find_alloc(CUdeviceptr p) {
+	for (int i = 0; i < MAXOBJ; i++)
+		if (allocs[i].base && (char *)p >= allocs[i].base && (char *)p < allocs[i].base + allocs[i].size)
+			return &allocs[i];
+	return NULL;
+}
+static struct alloc *new_alloc(size_t n, int kind, int flags) {
+	pthread_mutex_lock(&mu);
+	struct alloc *a = NULL;
+	for (int i = 0; i < MAXOBJ && !a; i++)
+		if (!allocs[i].base) a = &allocs[i];
+	if (a) {
+		a->base = calloc(1, n ? n : 1);
+		a->size = n;
+		a->kind = kind;
+		a->dev = current->dev;
+		a->flags = flags;
+		a->ipc_open = 0;
+	}
+	pthread_mutex_unlock(&mu);
+	return a;
+}
+static CUresult free_alloc(void *p, int kind) {
+	pthread_mutex_lock(&mu);
+	struct alloc *a = find_alloc((CUdeviceptr)p);
+	CUresult r = INVALID_VALUE;
+	if (a && a->base == p && a->kind == kind) {
+		free(a->base);
+		a->base = NULL;
+		r = OK;
+	}
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+static CUresult f_cuMemGetInfo_v2(size_t *free_, size_t *total) {
+	NEED_CTX();
+	*free_ = (size_t)70 << 30;
+	*total = (size_t)(80 + current->dev) << 30;
+	return OK;
+}
+static CUresult f_cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
+	NEED_CTX();
+	if (n == 0) return INVALID_VALUE;
+	struct alloc *a = new_alloc(n, KIND_DEVICE, 0);
+	if (!a) return 2;
+	*p = (CUdeviceptr)a->base;
+	return OK;
+}
+static CUresult f_cuMemAlloc_v1(unsigned int *p, unsigned int n) {
+	(void)p; (void)n;
+	return LEGACY_ABI_CALLED; // 32-bit ABI: the binding must never get here
+}
+static CUresult f_cuMemFree_v2(CUdeviceptr p) { NEED_CTX(); return free_alloc((void *)p, KIND_DEVICE); }
+static CUresult f_cuMemHostAlloc(void **p, size_t n, unsigned int flags) {
+	NEED_CTX();
+	if (flags > 7) return INVALID_VALUE;
+	struct alloc *a = new_alloc(n, KIND_HOST, (int)flags);
+	if (!a) return 2;
+	*p = a->base;
+	return OK;
+}
+static CUresult f_cuMemFreeHost(void *p) { NEED_CTX(); return free_alloc(p, KIND_HOST); }
+static CUresult f_cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned int flags) {
+	NEED_CTX();
+	struct alloc *a = find_alloc((CUdeviceptr)p);
+	if (flags != 0 || !a || a->kind != KIND_HOST || !(a->flags & 2)) return INVALID_VALUE;
+	*d = (CUdeviceptr)p;
+	return OK;
+}
+static CUresult f_cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
+	NEED_CTX();
+	memset((void *)d, v, n);
+	return OK;
+}
+static CUresult f_cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) {
+	NEED_CTX();
+	if (d % 4) return INVALID_VALUE;
+	for (size_t i = 0; i < n; i++) ((unsigned int *)d)[i] = v;
+	return OK;
+}
+static CUresult f_cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, struct stream *s) {
+	CUresult r = f_cuMemsetD32_v2(d, v, n);
+	if (r == OK) enqueue(s);
+	return r;
+}
+static CUresult f_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+	NEED_CTX();
+	memmove((void *)dst, (const void *)src, n);
+	return OK;
+}
+static CUresult f_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, struct stream *s) {
+	CUresult r = f_cuMemcpy(dst, src, n);
+	if (r == OK) enqueue(s);
+	return r;
+}
+static CUresult f_cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n) { return f_cuMemcpy(d, (CUdeviceptr)h, n); }
+static CUresult f_cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n) { return f_cuMemcpy((CUdeviceptr)h, d, n); }
+static CUresult f_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, struct stream *s) {
+	return f_cuMemcpyAsync(d, (CUdeviceptr)h, n, s);
+}
+static CUresult f_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, struct stream *s) {
+	return f_cuMemcpyAsync((CUdeviceptr)h, d, n, s);
+}
+static CUresult f_cuMemcpyPeer(CUdeviceptr dst, struct ctx *dc, CUdeviceptr src, struct ctx *sc, size_t n) {
+	if (!dc || !sc) return INVALID_CONTEXT;
+	return f_cuMemcpy(dst, src, n);
+}
+static CUresult f_cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dc, CUdeviceptr src, struct ctx *sc, size_t n,
+		struct stream *s) {
+	if (!dc || !sc) return INVALID_CONTEXT;
+	return f_cuMemcpyAsync(dst, src, n, s);
+}
+
+static CUresult f_cuPointerGetAttribute(void *data, int attr, CUdeviceptr p) {
+	NEED_CTX();
+	struct alloc *a = find_alloc(p);
+	if (!a) return INVALID_VALUE;
+	switch (attr) {
+	case 1: *(struct ctx **)data = &ctxs[a->dev]; break;
+	case 2: *(unsigned int *)data = a->kind == KIND_DEVICE ? 2 : 1; break;
+	case 9: *(int *)data = a->dev; break;
+	case 10: *(unsigned char *)data = a->kind == KIND_DEVICE; break; // C bool: one byte
+	case 11: *(void **)data = a->base; break;
+	case 12: *(size_t *)data = a->size; break;
+	case 13: *(unsigned char *)data = 1; break;
+	default: return INVALID_VALUE;
+	}
+	return OK;
+}
+
+// ---- peers ----------------------------------------------------------------
+
+static int can_access(CUdevice a, CUdevice b) { return a != b && !getenv("FAKECUDA_NO_P2P"); }
+static CUresult f_cuDeviceCanAccessPeer(int *v, CUdevice a, CUdevice b) {
+	NEED_INIT();
+	if (bad_dev(a) || bad_dev(b)) return INVALID_DEVICE;
+	*v = can_access(a, b);
+	return OK;
+}
+static CUresult f_cuCtxEnablePeerAccess(struct ctx *peer, unsigned int flags) {
+	NEED_CTX();
+	if (flags != 0) return INVALID_VALUE;
+	if (!peer || peer < ctxs || peer >= ctxs + MAXDEV || !peer->retained) return INVALID_CONTEXT;
+	if (!can_access(current->dev, peer->dev)) return PEER_ACCESS_UNSUPPORTED; // also for peer == current (observed)
+	if (current->peer[peer->dev]) return PEER_ACCESS_ALREADY_ENABLED;
+	current->peer[peer->dev] = 1;
+	return OK;
+}
+static CUresult f_cuCtxDisablePeerAccess(struct ctx *peer) {
+	NEED_CTX();
+	if (!peer || peer < ctxs || peer >= ctxs + MAXDEV) return INVALID_CONTEXT;
+	if (!current->peer[peer->dev]) return PEER_ACCESS_NOT_ENABLED;
+	current->peer[peer->dev] = 0;
+	return OK;
+}
+static CUresult f_cuDeviceGetP2PAttribute(int *v, int attr, CUdevice src, CUdevice dst) {
+	NEED_INIT();
+	if (bad_dev(src) || bad_dev(dst) || src == dst) return INVALID_DEVICE;
+	if (!v || attr < 1 || attr > (driver_version() >= 13000 ? 5 : 4)) return INVALID_VALUE;
+	*v = attr * 10000 + src * 100 + dst;
+	return OK;
+}
+static CUresult f_cuDeviceGetP2PAtomicCapabilities(unsigned int *caps, const int *ops, unsigned int n,
+		CUdevice src, CUdevice dst) {
+	NEED_INIT();
+	if (bad_dev(src) || bad_dev(dst) || src == dst) return INVALID_DEVICE;
+	if (!caps || !ops || n == 0) return INVALID_VALUE;
+	for (unsigned int i = 0; i < n; i++) {
+		if (ops[i] < 0 || ops[i] >= 13) return INVALID_VALUE;
+		caps[i] = (unsigned int)(ops[i] + 1) | (unsigned int)src << 8 | (unsigned int)dst << 12;
+	}
+	return OK;
+}
+static CUresult f_cuDeviceGetHostAtomicCapabilities(unsigned int *caps, const int *ops, unsigned int n, CUdevice d) {
+	NEED_INIT();
+	if (bad_dev(d)) return INVALID_DEVICE;
+	if (!caps || !ops || n == 0) return INVALID_VALUE;
+	for (unsigned int i = 0; i < n; i++) {
+		if (ops[i] < 0 || ops[i] >= 13) return INVALID_VALUE;
+		caps[i] = (unsigned int)(ops[i] + 1) | (unsigned int)d << 8;
+	}
+	return OK;
+}
+
+// ---- legacy IPC -------------------------------------------------------------
+
+// Handles encode a pointer in all 64 bytes, so a truncated or reordered copy
+// of the by-value argument is detected.
+static void encode(char *h, uint64_t v) {
+	for (int i = 0; i < 64; i++) h[i] = (char)(((v >> (i % 8 * 8)) & 0xff) ^ (unsigned)(i * 7 + 3));
+}
+static int decode(const char *h, uint64_t *v) {
+	*v = 0;
+	for (int i = 0; i < 8; i++) *v |= (uint64_t)((unsigned char)h[i] ^ (unsigned)(i * 7 + 3)) << (i * 8);
+	char check[64];
+	encode(check, *v);
+	return memcmp(check, h, 64) == 0;
+}
+static CUresult f_cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
+	NEED_CTX();
+	struct alloc *a = find_alloc(p);
+	if (!a || a->kind != KIND_DEVICE || (CUdeviceptr)a->base != p) return INVALID_VALUE;
+	encode(h->reserved, p);
+	return OK;
+}
+static CUresult f_cuIpcOpenMemHandle_v2(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags) {
+	NEED_CTX();
+	uint64_t v;
+	if (!decode(h.reserved, &v)) return INVALID_HANDLE;
+	if (flags != 1) return INVALID_VALUE;
+	struct alloc *a = find_alloc(v);
+	if (!a) return INVALID_HANDLE;
+	a->ipc_open++;
+	*p = v;
+	return OK;
+}
+static CUresult f_cuIpcOpenMemHandle_v1(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags) {
+	(void)p; (void)h; (void)flags;
+	return LEGACY_ABI_CALLED;
+}
+static CUresult f_cuIpcCloseMemHandle(CUdeviceptr p) {
+	NEED_CTX();
+	struct alloc *a = find_alloc(p);
+	if (!a || a->ipc_open == 0) return INVALID_VALUE;
+	a->ipc_open--;
+	return OK;
+}
+static CUresult f_cuIpcGetEventHandle(CUipcEventHandle *h, struct event *e) {
+	NEED_CTX();
+	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
+	if (!(e->flags & 4)) return INVALID_VALUE;
+	encode(h->reserved, (uint64_t)(uintptr_t)e);
+	return OK;
+}
+static CUresult f_cuIpcOpenEventHandle(struct event **e, CUipcEventHandle h) {
+	NEED_CTX();
+	uint64_t v;
+	if (!decode(h.reserved, &v)) return INVALID_HANDLE;
+	*e = (struct event *)(uintptr_t)v;
+	return OK;
+}
+
+// ---- VMM ------------------------------------------------------------------
+
+struct handle { int fd, refs, dev, types; size_t size; };
+struct mapping { char *base; size_t size; int handle; unsigned char access[MAXDEV]; };
+static struct handle handles[MAXOBJ];     // index+1 is the CUmemGenericAllocationHandle
+static struct mapping mappings[MAXOBJ];
+
+static int bad_prop(const CUmemAllocationProp *p) {
+	static const unsigned char zero[4];
+	return !p || p->type != 1 || p->location.type != 1 || bad_dev(p->location.id) || p->win32HandleMetaData ||
+		(p->requestedHandleTypes & ~9) || memcmp(p->reserved, zero, 4) != 0;
+}
+static struct handle *handle_of(CUmemGenericAllocationHandle h) {
+	if (h == 0 || h > MAXOBJ || handles[h - 1].refs == 0) return NULL;
+	return &handles[h - 1];
+}
+static CUmemGenericAllocationHandle new_handle(int fd, size_t size, int dev, int types) {
+	for (int i = 0; i < MAXOBJ; i++)
+		if (handles[i].refs == 0) {
+			handles[i] = (struct handle){fd, 1, dev, types, size};
+			return (CUmemGenericAllocationHandle)i + 1;
+		}
+	return 0;
+}
+static CUresult f_cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *p, int opt) {
+	NEED_INIT();
+	if (bad_prop(p) || opt < 0 || opt > 1) return INVALID_VALUE;
+	*g = opt == 0 ? GRAN : 2 * GRAN; // distinct, so the option is seen to arrive
+	return OK;
+}
+static CUresult f_cuMemCreate(CUmemGenericAllocationHandle *h, size_t n, const CUmemAllocationProp *p,
+		unsigned long long flags) {
+	NEED_CTX();
+	if (bad_prop(p) || flags != 0 || n == 0 || n % GRAN) return INVALID_VALUE;
+	int fd = memfd_create("fakecuda-vmm", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)n) != 0) return 2;
+	*h = new_handle(fd, n, p->location.id, p->requestedHandleTypes);
+	return *h ? OK : 2;
+}
+static CUresult f_cuMemRelease(CUmemGenericAllocationHandle h) {
+	NEED_CTX();
+	struct handle *hd = handle_of(h);
+	if (!hd) return INVALID_VALUE;
+	if (--hd->refs == 0) close(hd->fd);
+	return OK;
+}
+static CUresult f_cuMemAddressReserve(CUdeviceptr *p, size_t n, size_t align, CUdeviceptr addr,
+		unsigned long long flags) {
+	NEED_CTX();
+	if (n == 0 || n % GRAN || flags != 0 || (align & (align - 1))) return INVALID_VALUE;
+	void *v = mmap((void *)addr, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (v == MAP_FAILED) return 2;
+	*p = (CUdeviceptr)v;
+	return OK;
+}
+static CUresult f_cuMemAddressFree(CUdeviceptr p, size_t n) {
+	NEED_CTX();
+	return munmap((void *)p, n) == 0 ? OK : INVALID_VALUE;
+}
+static struct mapping *find_mapping(CUdeviceptr p) {
+	for (int i = 0; i < MAXOBJ; i++)
+		if (mappings[i].base && (char *)p >= mappings[i].base && (char *)p < mappings[i].base + mappings[i].size)
+			return &mappings[i];
+	return NULL;
+}
+static CUresult f_cuMemMap(CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h,
+		unsigned long long flags) {
+	NEED_CTX();
+	struct handle *hd = handle_of(h);
+	if (!hd || off != 0 || flags != 0 || n > hd->size || n % GRAN || find_mapping(p)) return INVALID_VALUE;
+	for (int i = 0; i < MAXOBJ; i++)
+		if (!mappings[i].base) {
+			if (mmap((void *)p, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, hd->fd, 0) == MAP_FAILED) return 205;
+			mappings[i] = (struct mapping){(char *)p, n, (int)h, {0}};
+			hd->refs++; // a mapping keeps the memory alive
+			return OK;
+		}
+	return 2;
+}
+static CUresult f_cuMemUnmap(CUdeviceptr p, size_t n) {
+	NEED_CTX();
+	struct mapping *m = find_mapping(p);
+	if (!m || (CUdeviceptr)m->base != p || m->size != n) return INVALID_VALUE;
+	mmap((void *)p, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	struct handle *hd = handle_of((CUmemGenericAllocationHandle)m->handle);
+	if (hd && --hd->refs == 0) close(hd->fd);
+	m->base = NULL;
+	return OK;
+}
+static CUresult f_cuMemSetAccess(CUdeviceptr p, size_t n, const CUmemAccessDesc *d, size_t count) {
+	NEED_CTX();
+	struct mapping *m = find_mapping(p);
+	if (!m || !d || count == 0 || (char *)p + n > m->base + m->size) return INVALID_VALUE;
+	for (size_t i = 0; i < count; i++) {
+		if (d[i].location.type != 1 || bad_dev(d[i].location.id)) return INVALID_DEVICE;
+		if (d[i].flags != 0 && d[i].flags != 1 && d[i].flags != 3) return INVALID_VALUE;
+	}
+	for (size_t i = 0; i < count; i++) m->access[d[i].location.id] = (unsigned char)d[i].flags;
+	return OK;
+}
+static CUresult f_cuMemGetAccess(unsigned long long *flags, const CUmemLocation *loc, CUdeviceptr p) {
+	NEED_CTX();
+	struct mapping *m = find_mapping(p);
+	if (!m || !loc || loc->type != 1 || bad_dev(loc->id)) return INVALID_VALUE;
+	*flags = m->access[loc->id];
+	return OK;
+}
+static CUresult f_cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h, int type,
+		unsigned long long flags) {
+	NEED_CTX();
+	struct handle *hd = handle_of(h);
+	if (!hd || flags != 0 || !(hd->types & type)) return INVALID_VALUE;
+	if (type == 1) {
+		*(int *)out = dup(hd->fd);
+		return OK;
+	}
+	if (type == 8) {
+		encode(out, 0xfab0000000000000ull | h);
+		return OK;
+	}
+	return INVALID_VALUE;
+}
+static CUresult f_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os, int type) {
+	NEED_CTX();
+	if (type == 1) {
+		int fd = (int)(uintptr_t)os;
+		struct stat st;
+		if (fstat(fd, &st) != 0) return UNKNOWN; // observed for a number that is no open fd
+		*h = new_handle(dup(fd), (size_t)st.st_size, 0, 1);
+		return *h ? OK : 2;
+	}
+	if (type == 8) {
+		uint64_t v;
+		if (!decode(os, &v) || (v >> 48) != 0xfab0) return INVALID_VALUE;
+		struct handle *hd = handle_of(v & 0xffff);
+		if (!hd) return INVALID_VALUE;
+		hd->refs++;
+		*h = v & 0xffff;
+		return OK;
+	}
+	return INVALID_VALUE;
+}
+static CUresult f_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr) {
+	NEED_CTX();
+	struct mapping *m = find_mapping((CUdeviceptr)addr);
+	if (!m) return INVALID_VALUE;
+	handles[m->handle - 1].refs++;
+	*h = (CUmemGenericAllocationHandle)m->handle;
+	return OK;
+}
+
+// ---- modules and launch -----------------------------------------------------
+
+struct module { int magic; char *image; };
+struct function { int magic; char name[128]; };
+#define MODULE_MAGIC 0x4d4d
+#define FUNCTION_MAGIC 0x4646
+
+// The JIT requires exactly the binding's log options, in its order.
+static CUresult f_cuModuleLoadDataEx(struct module **m, const void *image, unsigned int n, int *opts, void **vals) {
+	NEED_CTX();
+	static const int want[5] = {5, 6, 3, 4, 12};
+	if (n != 5 || memcmp(opts, want, sizeof want) != 0) return INVALID_VALUE;
+	char *errlog = vals[0], *infolog = vals[2];
+	size_t errsize = (size_t)(uintptr_t)vals[1], infosize = (size_t)(uintptr_t)vals[3];
+	if (!errlog || !infolog || errsize < 64 || infosize < 64 || (uintptr_t)vals[4] != 1) return INVALID_VALUE;
+	const char *text = image;
+	if (strstr(text, "FAKE_INVALID_PTX")) {
+		int w = snprintf(errlog, errsize, "ptxas application ptx input, line 3; fatal   : fake syntax error");
+		vals[1] = (void *)(uintptr_t)(w + 1);
+		return INVALID_PTX;
+	}
+	if (!strstr(text, ".entry")) return INVALID_IMAGE;
+	logf_("module_load %zu device %d", strlen(text), current->dev);
+	int w = snprintf(infolog, infosize, "ptxas info    : fake JIT compiled %zu bytes", strlen(text));
+	vals[3] = (void *)(uintptr_t)(w + 1);
+	*m = calloc(1, sizeof **m);
+	(*m)->magic = MODULE_MAGIC;
+	(*m)->image = strdup(text);
+	return OK;
+}
+static CUresult f_cuModuleGetFunction(struct function **f, struct module *m, const char *name) {
+	NEED_CTX();
+	if (!m || m->magic != MODULE_MAGIC) return INVALID_HANDLE;
+	char pat[160];
+	snprintf(pat, sizeof pat, ".entry %s(", name);
+	if (!strstr(m->image, pat)) {
+		snprintf(pat, sizeof pat, ".entry %s ", name);
+		if (!strstr(m->image, pat)) return NOT_FOUND;
+	}
+	*f = calloc(1, sizeof **f);
+	(*f)->magic = FUNCTION_MAGIC;
+	snprintf((*f)->name, sizeof (*f)->name, "%s", name);
+	return OK;
+}
+static CUresult f_cuModuleUnload(struct module *m) {
+	NEED_CTX();
+	if (!m || m->magic != MODULE_MAGIC) return INVALID_HANDLE;
+	m->magic = 0;
+	free(m->image);
+	free(m);
+	return OK;
+}
+
+// p2pc_fake_echo(u64 out, u32 a, u64 b, f32 c, u16 d) writes, at out:
+// a @0, b @8, c @16, d @20, grid @24/28/32, block @36/40/44, shmem @48,
+// stream @56, kind @64 (1 normal, 2 cooperative).
+static CUresult launch(int kind, struct function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+		unsigned by, unsigned bz, unsigned shmem, struct stream *s, void **params, void **extra) {
+	NEED_CTX();
+	if (!f || f->magic != FUNCTION_MAGIC || extra) return INVALID_VALUE;
+	if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || bx * by * bz > 1024) return INVALID_VALUE;
+	logf_("launch %s %u %u %u %u %u %u %u", f->name, gx, gy, gz, bx, by, bz, shmem);
+	if (strcmp(f->name, "p2pc_fake_echo") == 0) {
+		if (!params) return INVALID_VALUE;
+		char *out = (char *)(uintptr_t)*(uint64_t *)params[0];
+		if (!find_alloc((CUdeviceptr)out)) return 700; // ILLEGAL_ADDRESS, as a real kernel would
+		memcpy(out + 0, params[1], 4);
+		memcpy(out + 8, params[2], 8);
+		memcpy(out + 16, params[3], 4);
+		memcpy(out + 20, params[4], 2);
+		unsigned v[7] = {gx, gy, gz, bx, by, bz, shmem};
+		memcpy(out + 24, v, sizeof v);
+		uint64_t sv = (uint64_t)(uintptr_t)s, k = (uint64_t)kind;
+		memcpy(out + 56, &sv, 8);
+		memcpy(out + 64, &k, 8);
+	}
+	enqueue(s);
+	return OK;
+}
+static CUresult f_cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+		unsigned by, unsigned bz, unsigned shmem, struct stream *s, void **params, void **extra) {
+	return launch(1, f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
+}
+static CUresult f_cuLaunchCooperativeKernel(struct function *f, unsigned gx, unsigned gy, unsigned gz,
+		unsigned bx, unsigned by, unsigned bz, unsigned shmem, struct stream *s, void **params) {
+	return launch(2, f, gx, gy, gz, bx, by, bz, shmem, s, params, NULL);
+}
+
+static CUresult f_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, struct function *f, int block, size_t shmem) {
+	NEED_CTX();
+	if (!f || f->magic != FUNCTION_MAGIC || block <= 0 || block > 1024) return INVALID_VALUE;
+	*n = 2048 / block / (shmem > 0 ? 2 : 1);
+	return OK;
+}
+
+// ---- cuGetProcAddress_v2 -----------------------------------------------------
+
+struct variant { const char *name; int since; void *fn; };
+#define V(name, since, fn) {name, since, (void *)fn}
+__attribute__((unused)) static const struct variant variants[] = {
+	V("cuInit", 2000, f_cuInit),
+	V("cuDriverGetVersion", 2020, f_cuDriverGetVersion),
+	V("cuGetErrorName", 6000, f_cuGetErrorName),
+	V("cuGetErrorString", 6000, f_cuGetErrorString),
+	V("cuDeviceGetCount", 2000, f_cuDeviceGetCount),
+	V("cuDeviceGet", 2000, f_cuDeviceGet),
+	V("cuDeviceGetName", 2000, f_cuDeviceGetName),
+	V("cuDeviceGetAttribute", 2000, f_cuDeviceGetAttribute),
+	V("cuDeviceGetPCIBusId", 4010, f_cuDeviceGetPCIBusId),
+	V("cuDeviceGetUuid", 11040, f_cuDeviceGetUuid_v2),
+	V("cuDeviceTotalMem", 3020, f_cuDeviceTotalMem_v2),
+	V("cuDevicePrimaryCtxRetain", 7000, f_cuDevicePrimaryCtxRetain),
+	V("cuDevicePrimaryCtxRelease", 11000, f_cuDevicePrimaryCtxRelease_v2),
+	V("cuCtxGetCurrent", 4000, f_cuCtxGetCurrent),
+	V("cuCtxSetCurrent", 4000, f_cuCtxSetCurrent),
+	V("cuCtxSynchronize", 2000, f_cuCtxSynchronize),
+	V("cuMemGetInfo", 3020, f_cuMemGetInfo_v2),
+	V("cuMemAlloc", 2000, f_cuMemAlloc_v1),
+	V("cuMemAlloc", 3020, f_cuMemAlloc_v2),
+	V("cuMemFree", 3020, f_cuMemFree_v2),
+	V("cuMemHostAlloc", 2020, f_cuMemHostAlloc),
+	V("cuMemFreeHost", 2000, f_cuMemFreeHost),
+	V("cuMemHostGetDevicePointer", 3020, f_cuMemHostGetDevicePointer_v2),
+	V("cuMemsetD8", 3020, f_cuMemsetD8_v2),
+	V("cuMemsetD32", 3020, f_cuMemsetD32_v2),
+	V("cuMemsetD32Async", 3020, f_cuMemsetD32Async),
+	V("cuMemcpyHtoD", 3020, f_cuMemcpyHtoD_v2),
+	V("cuMemcpyDtoH", 3020, f_cuMemcpyDtoH_v2),
+	V("cuMemcpyDtoD", 3020, f_cuMemcpy),
+	V("cuMemcpyAsync", 4000, f_cuMemcpyAsync),
+	V("cuMemcpyHtoDAsync", 3020, f_cuMemcpyHtoDAsync_v2),
+	V("cuMemcpyDtoHAsync", 3020, f_cuMemcpyDtoHAsync_v2),
+	V("cuMemcpyPeer", 4000, f_cuMemcpyPeer),
+	V("cuMemcpyPeerAsync", 4000, f_cuMemcpyPeerAsync),
+	V("cuPointerGetAttribute", 4000, f_cuPointerGetAttribute),
+	V("cuStreamCreate", 2000, f_cuStreamCreate),
+	V("cuStreamDestroy", 4000, f_cuStreamDestroy_v2),
+	V("cuStreamQuery", 2000, f_cuStreamQuery),
+	V("cuStreamSynchronize", 2000, f_cuStreamSynchronize),
+	V("cuStreamWaitEvent", 3020, f_cuStreamWaitEvent),
+	V("cuEventCreate", 2000, f_cuEventCreate),
+	V("cuEventRecord", 2000, f_cuEventRecord),
+	V("cuEventQuery", 2000, f_cuEventQuery),
+	V("cuEventSynchronize", 2000, f_cuEventSynchronize),
+	V("cuEventElapsedTime", 2000, f_cuEventElapsedTime),
+	V("cuEventElapsedTime", 12080, f_cuEventElapsedTime_v2),
+	V("cuEventDestroy", 4000, f_cuEventDestroy_v2),
+	V("cuModuleLoadDataEx", 2010, f_cuModuleLoadDataEx),
+	V("cuModuleGetFunction", 2000, f_cuModuleGetFunction),
+	V("cuModuleUnload", 2000, f_cuModuleUnload),
+	V("cuLaunchKernel", 4000, f_cuLaunchKernel),
+	V("cuLaunchCooperativeKernel", 9000, f_cuLaunchCooperativeKernel),
+	V("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, f_cuOccupancyMaxActiveBlocksPerMultiprocessor),
+	V("cuDeviceCanAccessPeer", 4000, f_cuDeviceCanAccessPeer),
+	V("cuCtxEnablePeerAccess", 4000, f_cuCtxEnablePeerAccess),
+	V("cuCtxDisablePeerAccess", 4000, f_cuCtxDisablePeerAccess),
+	V("cuDeviceGetP2PAttribute", 8000, f_cuDeviceGetP2PAttribute),
+	V("cuDeviceGetP2PAtomicCapabilities", 13000, f_cuDeviceGetP2PAtomicCapabilities),
+	V("cuDeviceGetHostAtomicCapabilities", 13000, f_cuDeviceGetHostAtomicCapabilities),
+	V("cuIpcGetMemHandle", 4010, f_cuIpcGetMemHandle),
+	V("cuIpcOpenMemHandle", 4010, f_cuIpcOpenMemHandle_v1),
+	V("cuIpcOpenMemHandle", 11000, f_cuIpcOpenMemHandle_v2),
+	V("cuIpcCloseMemHandle", 4010, f_cuIpcCloseMemHandle),
+	V("cuIpcGetEventHandle", 4010, f_cuIpcGetEventHandle),
+	V("cuIpcOpenEventHandle", 4010, f_cuIpcOpenEventHandle),
+	V("cuMemGetAllocationGranularity", 10020, f_cuMemGetAllocationGranularity),
+	V("cuMemCreate", 10020, f_cuMemCreate),
+	V("cuMemRelease", 10020, f_cuMemRelease),
+	V("cuMemAddressReserve", 10020, f_cuMemAddressReserve),
+	V("cuMemAddressFree", 10020, f_cuMemAddressFree),
+	V("cuMemMap", 10020, f_cuMemMap),
+	V("cuMemUnmap", 10020, f_cuMemUnmap),
+	V("cuMemSetAccess", 10020, f_cuMemSetAccess),
+	V("cuMemGetAccess", 10020, f_cuMemGetAccess),
+	V("cuMemExportToShareableHandle", 10020, f_cuMemExportToShareableHandle),
+	V("cuMemImportFromShareableHandle", 10020, f_cuMemImportFromShareableHandle),
+	V("cuMemRetainAllocationHandle", 11000, f_cuMemRetainAllocationHandle),
+};
+
+enum { SYMBOL_FOUND = 0, SYMBOL_NOT_FOUND = 1, VERSION_NOT_SUFFICIENT = 2 };
+
+#ifndef FAKECUDA_NO_GETPROCADDRESS
+__attribute__((visibility("default")))
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags, int *status) {
+	logf_("getproc %s %d %llu", symbol, version, flags);
+	if (!symbol || !pfn) return INVALID_VALUE;
+	*pfn = NULL;
+	int st = SYMBOL_NOT_FOUND;
+	const struct variant *best = NULL;
+	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+		const struct variant *v = &variants[i];
+		if (strcmp(v->name, symbol) != 0 || v->since > driver_version()) continue;
+		if (v->since > version) {
+			if (st == SYMBOL_NOT_FOUND) st = VERSION_NOT_SUFFICIENT;
+			continue;
+		}
+		if (!best || v->since > best->since) best = v;
+	}
+	if (best) {
+		*pfn = best->fn;
+		st = SYMBOL_FOUND;
+	}
+	if (status) *status = st;
+	return OK;
+}
+#else
+// A library that is no usable libcuda: it lacks cuGetProcAddress_v2.
+__attribute__((visibility("default"))) CUresult cuInit(unsigned int flags) { return f_cuInit(flags); }
+#endif

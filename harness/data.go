@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package harness
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega/gcustom"
+	"github.com/onsi/gomega/types"
+
+	"github.com/p2pconf/p2pconf/harness/backend"
+)
+
+// Poison is written into destinations before a transfer, so a transfer that
+// did nothing cannot pass for one that copied. RandomWords never yields it.
+const Poison uint32 = 0xDEADBEEF
+
+// RandomWords returns n seeded pseudo-random words, none zero and none equal
+// to Poison, so neither freshly cleared nor poisoned memory can match.
+func RandomWords(seed uint64, n int) []uint32 {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	w := make([]uint32, n)
+	for i := range w {
+		for w[i] == 0 || w[i] == Poison {
+			w[i] = r.Uint32()
+		}
+	}
+	return w
+}
+
+// Seed derives a seed from a spec-stable string (check ID and target), so a
+// rerun of the same check on the same pair uses the same data.
+func Seed(parts ...any) uint64 {
+	var h uint64 = 1469598103934665603
+	for _, b := range []byte(fmt.Sprint(parts...)) {
+		h = (h ^ uint64(b)) * 1099511628211
+	}
+	return h
+}
+
+// WordsToBytes encodes words little-endian, as the GPU stores them.
+func WordsToBytes(w []uint32) []byte {
+	b := make([]byte, 4*len(w))
+	for i, v := range w {
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	return b
+}
+
+// BytesToWords decodes little-endian words.
+func BytesToWords(b []byte) []uint32 {
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w
+}
+
+// Upload copies words to device memory p in g's context (synchronous).
+func (h *Harness) Upload(g GPU, p backend.DevicePtr, words []uint32) {
+	GinkgoHelper()
+	ExpectNoError(h.b.CopyToDevice(g.Ordinal, p, WordsToBytes(words)), "copy %d words to 0x%x with %s", len(words), uint64(p), g)
+}
+
+// Download copies n words from p in g's context (synchronous).
+func (h *Harness) Download(g GPU, p backend.DevicePtr, n int) []uint32 {
+	GinkgoHelper()
+	b := make([]byte, 4*n)
+	ExpectNoError(h.b.CopyFromDevice(g.Ordinal, b, p), "copy %d words from 0x%x with %s", n, uint64(p), g)
+	return BytesToWords(b)
+}
+
+// Fill sets n words at p to v in g's context (cuMemsetD32, synchronous).
+func (h *Harness) Fill(g GPU, p backend.DevicePtr, v uint32, n int) {
+	GinkgoHelper()
+	ExpectNoError(h.b.Memset32(g.Ordinal, p, v, uint64(n)), "memset %d words at 0x%x to 0x%x with %s", n, uint64(p), v, g)
+}
+
+// Mismatch summarises how two word arrays differ.
+type Mismatch struct {
+	Count, Total int
+	First        int // index of the first differing word, -1 if none
+	Want, Got    uint32
+}
+
+// Compare compares got with want word by word.
+func Compare(want, got []uint32) Mismatch {
+	m := Mismatch{Total: len(want), First: -1}
+	if len(got) != len(want) {
+		m.Count = len(want)
+		return m
+	}
+	for i := range want {
+		if want[i] != got[i] {
+			if m.First < 0 {
+				m.First, m.Want, m.Got = i, want[i], got[i]
+			}
+			m.Count++
+		}
+	}
+	return m
+}
+
+func (m Mismatch) String() string {
+	if m.Count == 0 {
+		return fmt.Sprintf("all %d words match", m.Total)
+	}
+	if m.First < 0 {
+		return fmt.Sprintf("length differs: want %d words", m.Total)
+	}
+	return fmt.Sprintf("%d of %d words differ; first at word %d (byte offset 0x%x): want 0x%08x, got 0x%08x",
+		m.Count, m.Total, m.First, 4*m.First, m.Want, m.Got)
+}
+
+// EqualWords matches a []uint32 equal to want and, when it is not, says how
+// many words differ and where the first one is.
+func EqualWords(want []uint32) types.GomegaMatcher {
+	var last Mismatch
+	return gcustom.MakeMatcher(func(got []uint32) (bool, error) {
+		last = Compare(want, got)
+		return last.Count == 0, nil
+	}).WithTemplate("{{.Failure}}: {{.Data}}").WithTemplateData(&last)
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package harness
+
+import (
+	"errors"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega/gcustom"
+	"github.com/onsi/gomega/types"
+
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/cuerr"
+)
+
+// ExpectNoError fails the spec when err is not nil, with the explanation
+// (which names the GPUs and the operation) and the whole error. An error
+// that says the driver lacks an entry point skips the spec instead, naming
+// the function and the driver version: that is a machine without the
+// feature, not a failure.
+func ExpectNoError(err error, explain string, args ...any) {
+	GinkgoHelper()
+	if err == nil {
+		return
+	}
+	what := fmt.Sprintf(explain, args...)
+	if errors.Is(err, backend.ErrMissingEntryPoint) {
+		Skip(fmt.Sprintf("needs %s (found: %v)", what, err))
+	}
+	Fail(fmt.Sprintf("%s: %v", what, err))
+}
+
+// MatchCUDAError succeeds when the actual error carries code (errors.Is).
+func MatchCUDAError(code cuerr.Result) types.GomegaMatcher {
+	return gcustom.MakeMatcher(func(actual error) (bool, error) {
+		return errors.Is(actual, code), nil
+	}).WithTemplate("Expected {{.To}} fail with " + code.Error() + ", got: {{if .Actual}}{{.Actual}}{{else}}success{{end}}")
+}
+
+// BeCUDAError succeeds for any error that carries a CUDA result code.
+func BeCUDAError() types.GomegaMatcher {
+	return gcustom.MakeMatcher(func(actual error) (bool, error) {
+		if actual == nil {
+			return false, nil
+		}
+		_, ok := cuerr.Code(actual)
+		return ok, nil
+	}).WithTemplate("Expected {{.To}} fail with a CUDA error, got: {{if .Actual}}{{.Actual}}{{else}}success{{end}}")
+}
+
+// CodeOf returns the CUDA code in err ("CUDA_SUCCESS" for nil, "not a CUDA
+// error: ..." otherwise), for report entries.
+func CodeOf(err error) string {
+	if code, ok := cuerr.Code(err); ok {
+		return code.Error()
+	}
+	return "not a CUDA error: " + err.Error()
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package fake
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DefectInfo describes an injectable driver defect: what goes wrong, the
+// suite whose specs must catch it, and the preset it is injected on by
+// `make mutation` (the one where it shows).
+type DefectInfo struct {
+	Name        string
+	Suite       string // access, ipc, vmm, atomics, ordering
+	Preset      string
+	Description string
+}
+
+type defect uint32
+
+const (
+	dPeerEnableBothWays defect = 1 << iota
+	dPeerStoreDropped
+	dPeerCopyCorrupts
+	dCanAccessPeerLies
+	dPeerDisableIgnored
+	dSelfPeerAllowed
+	dPointerOwnerWrong
+	dAtomicsLoseUpdates
+	dHostAtomicsLoseUpdates
+	dAtomicCapsOverstate
+	dStreamWaitIgnored
+	dEventCompletesEarly
+	dReleaseNotOrdered
+	dElapsedTimeCrossDevice
+	dIPCCloseFreesExporter
+	dIPCSameProcessOpen
+	dIPCEventFlagsLax
+	dVMMAccessBeforeSet
+	dVMMReleaseFreesMapped
+	dVMMGranularityLax
+	dFreeLeaks
+)
+
+var defectTable = []struct {
+	bit  defect
+	info DefectInfo
+}{
+	{dPeerEnableBothWays, DefectInfo{"peer-enable-both-ways", "access", "h200x2",
+		"enabling peer access A→B also lets B's kernels touch A's memory"}},
+	{dPeerStoreDropped, DefectInfo{"peer-store-dropped", "access", "h200x2",
+		"kernel stores from GPU0 into GPU1's memory are silently dropped"}},
+	{dPeerCopyCorrupts, DefectInfo{"peer-copy-corrupts", "access", "h200x2",
+		"copies between two GPUs' memory flip the middle word of the destination"}},
+	{dCanAccessPeerLies, DefectInfo{"can-access-peer-lies", "access", "pcie4-nop2p",
+		"CanAccessPeer, ACCESS_SUPPORTED and NVML claim P2P on pairs without it; enabling succeeds, peer stores vanish and peer loads read 0"}},
+	{dPeerDisableIgnored, DefectInfo{"peer-disable-ignored", "access", "h200x2",
+		"cuCtxDisablePeerAccess succeeds but kernels keep access to the peer's memory"}},
+	{dSelfPeerAllowed, DefectInfo{"self-peer-allowed", "access", "h200x2",
+		"cuDeviceCanAccessPeer(d, d) reports 1"}},
+	{dPointerOwnerWrong, DefectInfo{"pointer-owner-wrong", "access", "h200x2",
+		"CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL reports 0 for every pointer"}},
+	{dAtomicsLoseUpdates, DefectInfo{"atomics-lose-updates", "atomics", "h200x2",
+		"every 16th atomic read-modify-write by one GPU on another GPU's memory is lost"}},
+	{dHostAtomicsLoseUpdates, DefectInfo{"host-atomics-lose-updates", "atomics", "single",
+		"every 16th GPU atomic read-modify-write on pinned host memory is lost"}},
+	{dAtomicCapsOverstate, DefectInfo{"atomic-caps-overstate", "atomics", "mixed",
+		"cuDeviceGetP2PAtomicCapabilities claims every operation native on P2P pairs whose NATIVE_ATOMIC_SUPPORTED is 0 or partial"}},
+	{dStreamWaitIgnored, DefectInfo{"stream-wait-ignored", "ordering", "h200x2",
+		"cuStreamWaitEvent on an event of another GPU does nothing"}},
+	{dEventCompletesEarly, DefectInfo{"event-completes-early", "ordering", "h200x2",
+		"an event reports complete as soon as it is recorded, before the work queued before it"}},
+	{dReleaseNotOrdered, DefectInfo{"release-not-ordered", "ordering", "h200x2",
+		"a release store or RMW does not wait for the thread's earlier weak/relaxed stores (held in a store buffer until a fence or the thread's end)"}},
+	{dElapsedTimeCrossDevice, DefectInfo{"elapsed-time-cross-device", "ordering", "h200x2",
+		"cuEventElapsedTime of events of two GPUs returns a time instead of failing"}},
+	{dIPCCloseFreesExporter, DefectInfo{"ipc-close-frees-exporter", "ipc", "h200x2",
+		"cuIpcCloseMemHandle in the importer frees and poisons the exporter's allocation"}},
+	{dIPCSameProcessOpen, DefectInfo{"ipc-same-process-open", "ipc", "h200x2",
+		"cuIpcOpenMemHandle in the exporting process succeeds"}},
+	{dIPCEventFlagsLax, DefectInfo{"ipc-event-flags-lax", "ipc", "h200x2",
+		"cuEventCreate accepts INTERPROCESS without DISABLE_TIMING"}},
+	{dVMMAccessBeforeSet, DefectInfo{"vmm-access-before-set", "vmm", "h200x2",
+		"a new mapping is readable and writable by every GPU before cuMemSetAccess, and cuMemGetAccess says PROT_READWRITE"}},
+	{dVMMReleaseFreesMapped, DefectInfo{"vmm-release-frees-mapped", "vmm", "h200x2",
+		"cuMemRelease frees (and poisons) physical memory that is still mapped"}},
+	{dVMMGranularityLax, DefectInfo{"vmm-granularity-lax", "vmm", "h200x2",
+		"cuMemCreate accepts sizes that are not a multiple of the granularity"}},
+	{dFreeLeaks, DefectInfo{"free-leaks", "ipc", "h200x2",
+		"cuMemFree succeeds but the memory stays allocated, so free memory never returns to its baseline"}},
+}
+
+// Defects lists every injectable defect.
+func Defects() []DefectInfo {
+	out := make([]DefectInfo, len(defectTable))
+	for i, d := range defectTable {
+		out[i] = d.info
+	}
+	return out
+}
+
+// ParseDefects splits a P2PCONF_FAKE_DEFECTS value ("a,b") into names and
+// checks each; an unknown name is an error listing the valid ones.
+func ParseDefects(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if _, err := defectBit(f); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func defectBit(name string) (defect, error) {
+	for _, d := range defectTable {
+		if d.info.Name == name {
+			return d.bit, nil
+		}
+	}
+	names := make([]string, len(defectTable))
+	for i, d := range defectTable {
+		names[i] = d.info.Name
+	}
+	return 0, fmt.Errorf("fake: unknown defect %q (valid: %s)", name, strings.Join(names, ", "))
+}
+
+func parseDefectSet(names []string) (defect, error) {
+	var set defect
+	for _, n := range names {
+		bit, err := defectBit(strings.TrimSpace(n))
+		if err != nil {
+			return 0, err
+		}
+		set |= bit
+	}
+	return set, nil
+}
+
+func (s defect) has(d defect) bool { return s&d != 0 }

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package fake
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// storeBufferDelay is how long a thread's buffered stores stay invisible
+// after it ends (release-not-ordered only), so a consumer polling the flag
+// has time to read the stale data, as a real reordering would let it.
+const storeBufferDelay = 5 * time.Millisecond
+
+// thread implements kernels.Thread. Accesses are sync/atomic operations on
+// the shared bytes, so memory is sequentially consistent, except that under
+// the release-not-ordered defect weak and relaxed stores wait in sb until a
+// fence or the thread's end, and release operations do not wait for them.
+type thread struct {
+	g     *grid
+	id    int
+	cache *region
+	sb    []sbEntry
+}
+
+type sbEntry struct {
+	r    *region
+	off  uint64
+	size int
+	v    uint64
+}
+
+func (t *thread) ID() int { return t.id }
+
+func ptrAt(mem []byte, off uint64) unsafe.Pointer { return unsafe.Pointer(&mem[off]) }
+
+func load(r *region, off uint64, size int) uint64 {
+	if size == 4 {
+		return uint64(atomic.LoadUint32((*uint32)(ptrAt(r.mem, off))))
+	}
+	return atomic.LoadUint64((*uint64)(ptrAt(r.mem, off)))
+}
+
+func store(r *region, off uint64, size int, v uint64) {
+	if size == 4 {
+		atomic.StoreUint32((*uint32)(ptrAt(r.mem, off)), uint32(v))
+		return
+	}
+	atomic.StoreUint64((*uint64)(ptrAt(r.mem, off)), v)
+}
+
+func cas(r *region, off uint64, size int, old, v uint64) bool {
+	if size == 4 {
+		return atomic.CompareAndSwapUint32((*uint32)(ptrAt(r.mem, off)), uint32(old), uint32(v))
+	}
+	return atomic.CompareAndSwapUint64((*uint64)(ptrAt(r.mem, off)), old, v)
+}
+
+func (t *thread) buffered() bool { return t.g.b.defects.has(dReleaseNotOrdered) }
+
+// forward returns the newest buffered store to exactly this word; a partial
+// overlap drains the buffer first.
+func (t *thread) forward(r *region, off uint64, size int) (uint64, bool) {
+	for i := len(t.sb) - 1; i >= 0; i-- {
+		e := t.sb[i]
+		if e.r != r || e.off+uint64(e.size) <= off || off+uint64(size) <= e.off {
+			continue
+		}
+		if e.off == off && e.size == size {
+			return e.v, true
+		}
+		t.drain()
+		return 0, false
+	}
+	return 0, false
+}
+
+func (t *thread) drain() {
+	for _, e := range t.sb {
+		if !e.r.dead.Load() {
+			store(e.r, e.off, e.size, e.v)
+		}
+	}
+	t.sb = t.sb[:0]
+}
+
+func (t *thread) finish() {
+	if len(t.sb) > 0 {
+		time.Sleep(storeBufferDelay)
+		t.drain()
+	}
+}
+
+// Load reads a word as the launching GPU.
+func (t *thread) Load(addr uint64, ty kernels.Type, sem kernels.Sem, sc kernels.Scope) (uint64, error) {
+	size := ty.Size()
+	r, mode, err := t.g.resolve(t, addr, uint64(size), uint64(size), false)
+	if err != nil {
+		return 0, err
+	}
+	if mode == modePhantom {
+		return 0, nil
+	}
+	off := addr - r.base
+	if v, ok := t.forward(r, off, size); ok {
+		return v, nil
+	}
+	return load(r, off, size), nil
+}
+
+// Store writes a word as the launching GPU.
+func (t *thread) Store(addr uint64, ty kernels.Type, v uint64, sem kernels.Sem, sc kernels.Scope) error {
+	size := ty.Size()
+	r, mode, err := t.g.resolve(t, addr, uint64(size), uint64(size), true)
+	if err != nil || mode != modeOK {
+		return err
+	}
+	off := addr - r.base
+	if t.buffered() && (sem == kernels.Weak || sem == kernels.Relaxed) {
+		t.sb = append(t.sb, sbEntry{r: r, off: off, size: size, v: v})
+		return nil
+	}
+	store(r, off, size, v)
+	return nil
+}
+
+// Fence drains the store buffer (fences are correct even under the defect).
+func (t *thread) Fence(sem kernels.Sem, sc kernels.Scope) error {
+	t.drain()
+	return nil
+}
+
+// Atomic applies op as one indivisible read-modify-write and returns the old
+// value, except where a lose-updates defect drops it.
+func (t *thread) Atomic(op kernels.AtomOp, addr uint64, ty kernels.Type, bv, cv uint64, sem kernels.Sem, sc kernels.Scope) (uint64, error) {
+	size := ty.Size()
+	if err := checkAtom(op, ty); err != nil {
+		return 0, err
+	}
+	r, mode, err := t.g.resolve(t, addr, uint64(size), uint64(size), true)
+	if err != nil {
+		return 0, err
+	}
+	if mode == modePhantom {
+		return 0, nil
+	}
+	off := addr - r.base
+	if _, ok := t.forward(r, off, size); ok {
+		t.drain()
+	}
+	b := t.g.b
+	lose := false
+	if (r.phys >= 0 && r.phys != t.g.dev && b.defects.has(dAtomicsLoseUpdates)) ||
+		(r.phys < 0 && b.defects.has(dHostAtomicsLoseUpdates)) {
+		lose = b.remoteRMW.Add(1)%16 == 0
+	}
+	for {
+		old := load(r, off, size)
+		nv, write := apply(op, ty, old, bv, cv)
+		if !write || lose || cas(r, off, size, old, nv) {
+			return old, nil
+		}
+	}
+}
+
+func checkAtom(op kernels.AtomOp, ty kernels.Type) error {
+	float := ty == kernels.TF32 || ty == kernels.TF64
+	switch {
+	case (op == kernels.OpInc || op == kernels.OpDec) && ty != kernels.TU32:
+		return fmt.Errorf("atom.%s.%s is not a PTX instruction (u32 only)", op, ty)
+	case float && op != kernels.OpAdd && op != kernels.OpMin && op != kernels.OpMax && op != kernels.OpExch:
+		return fmt.Errorf("atom.%s.%s is not a PTX instruction", op, ty)
+	}
+	return nil
+}
+
+// apply computes op on old; write is false when nothing is stored (a CAS
+// that does not match).
+func apply(op kernels.AtomOp, ty kernels.Type, old, b, c uint64) (nv uint64, write bool) {
+	mask := uint64(math.MaxUint64)
+	if ty.Size() == 4 {
+		mask = math.MaxUint32
+		old, b, c = old&mask, b&mask, c&mask
+	}
+	switch op {
+	case kernels.OpAdd:
+		if ty == kernels.TF32 || ty == kernels.TF64 {
+			return floatOp(ty, old, b, func(x, y float64) float64 { return x + y }), true
+		}
+		return (old + b) & mask, true
+	case kernels.OpMin:
+		if less(ty, b, old) {
+			return b, true
+		}
+		return old, true
+	case kernels.OpMax:
+		if less(ty, old, b) {
+			return b, true
+		}
+		return old, true
+	case kernels.OpInc:
+		if old >= b {
+			return 0, true
+		}
+		return old + 1, true
+	case kernels.OpDec:
+		if old == 0 || old > b {
+			return b, true
+		}
+		return old - 1, true
+	case kernels.OpAnd:
+		return old & b, true
+	case kernels.OpOr:
+		return old | b, true
+	case kernels.OpXor:
+		return old ^ b, true
+	case kernels.OpExch:
+		return b, true
+	case kernels.OpCAS:
+		return c, old == b
+	}
+	return old, false
+}
+
+func less(ty kernels.Type, x, y uint64) bool {
+	switch ty {
+	case kernels.TS32:
+		return int32(uint32(x)) < int32(uint32(y))
+	case kernels.TS64:
+		return int64(x) < int64(y)
+	case kernels.TF32:
+		return math.Float32frombits(uint32(x)) < math.Float32frombits(uint32(y))
+	case kernels.TF64:
+		return math.Float64frombits(x) < math.Float64frombits(y)
+	}
+	return x < y
+}
+
+func floatOp(ty kernels.Type, x, y uint64, f func(a, b float64) float64) uint64 {
+	if ty == kernels.TF32 {
+		return uint64(math.Float32bits(float32(f(float64(math.Float32frombits(uint32(x))), float64(math.Float32frombits(uint32(y)))))))
+	}
+	return math.Float64bits(f(math.Float64frombits(x), math.Float64frombits(y)))
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package harness
+
+import (
+	"fmt"
+	"os"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// Harness is the per-spec fixture. Create it once inside a Describe with
+// New; in each spec it hands out GPU resources and releases every one of
+// them after the spec (DeferCleanup, last acquired first), then checks that
+// the process holds no more file descriptors than before the spec.
+type Harness struct {
+	b      backend.Backend
+	fdBase int
+}
+
+// New registers the fixture's BeforeEach in the enclosing container.
+func New() *Harness {
+	h := &Harness{}
+	BeforeEach(func() {
+		h.b = current().Backend
+		h.fdBase = countOpenFDs()
+		// Registered first, so it runs last: after every resource is released.
+		DeferCleanup(h.checkNoLeaks)
+	})
+	return h
+}
+
+// B is the backend, for the calls a spec makes to see their results
+// (negative checks expect errors from it). Resources taken directly from B
+// must be released by the spec itself.
+func (h *Harness) B() backend.Backend { return h.b }
+
+// Alloc allocates device memory on g (cuMemAlloc), freed after the spec.
+func (h *Harness) Alloc(g GPU, bytes uint64) backend.DevicePtr {
+	GinkgoHelper()
+	p, err := h.b.Alloc(g.Ordinal, bytes)
+	ExpectNoError(err, "allocate %d bytes on %s", bytes, g)
+	DeferCleanup(func() error {
+		return wrapf(h.b.Free(g.Ordinal, p), "free %d bytes at 0x%x on %s", bytes, uint64(p), g)
+	})
+	return p
+}
+
+// HostAlloc allocates pinned host memory (in g's context), freed after the spec.
+func (h *Harness) HostAlloc(g GPU, bytes uint64, flags backend.HostAllocFlags) *backend.HostBuffer {
+	GinkgoHelper()
+	hb, err := h.b.HostAlloc(g.Ordinal, bytes, flags)
+	ExpectNoError(err, "allocate %d bytes of pinned host memory (flags 0x%x) with %s", bytes, uint32(flags), g)
+	DeferCleanup(func() error { return wrapf(h.b.HostFree(g.Ordinal, hb), "free pinned host memory with %s", g) })
+	return hb
+}
+
+// Stream creates a non-blocking stream on g, destroyed after the spec.
+func (h *Harness) Stream(g GPU) backend.Stream {
+	GinkgoHelper()
+	s, err := h.b.NewStream(g.Ordinal)
+	ExpectNoError(err, "create a stream on %s", g)
+	DeferCleanup(func() error { return wrapf(h.b.DestroyStream(s), "destroy a stream of %s", g) })
+	return s
+}
+
+// Event creates an event on g, destroyed after the spec.
+func (h *Harness) Event(g GPU, flags backend.EventFlags) backend.Event {
+	GinkgoHelper()
+	e, err := h.b.NewEvent(g.Ordinal, flags)
+	ExpectNoError(err, "create an event (flags 0x%x) on %s", uint32(flags), g)
+	DeferCleanup(func() error { return wrapf(h.b.DestroyEvent(e), "destroy an event of %s", g) })
+	return e
+}
+
+// EnablePeerAccess enables access from p.A to p.B's memory and returns the
+// driver's answer. When it succeeds, access is disabled again after the
+// spec, so every spec starts with no peer access.
+func (h *Harness) EnablePeerAccess(p Pair) error {
+	err := h.b.EnablePeerAccess(p.A.Ordinal, p.B.Ordinal)
+	if err == nil {
+		DeferCleanup(func() error {
+			return wrapf(h.b.DisablePeerAccess(p.A.Ordinal, p.B.Ordinal), "disable peer access %s", p)
+		})
+	}
+	return err
+}
+
+// MustEnablePeerAccess enables p.A→p.B and fails the spec if it cannot.
+func (h *Harness) MustEnablePeerAccess(p Pair) {
+	GinkgoHelper()
+	ExpectNoError(h.EnablePeerAccess(p), "enable peer access %s", p)
+}
+
+// Launch enqueues k on s and fails the spec if the launch is refused.
+func (h *Harness) Launch(s backend.Stream, k *kernels.Kernel, cfg backend.LaunchConfig, args ...uint64) {
+	GinkgoHelper()
+	ExpectNoError(h.b.Launch(s, k, cfg, args...), "launch %s on GPU%d (grid %v, block %v)", k, int(s.Device()), cfg.Grid, cfg.Block)
+}
+
+// checkNoLeaks fails the spec when it left file descriptors open (an IPC or
+// VMM descriptor, a socket, a helper's pipe).
+func (h *Harness) checkNoLeaks() error {
+	if n := countOpenFDs(); n > h.fdBase {
+		return fmt.Errorf("the spec left %d more file descriptors open than it started with (%d → %d)", n-h.fdBase, h.fdBase, n)
+	}
+	return nil
+}
+
+// countOpenFDs counts this process's open file descriptors.
+func countOpenFDs() int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0
+	}
+	return len(ents)
+}
+
+func wrapf(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), err)
+}

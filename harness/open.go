@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package harness
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/cudabackend"
+	"github.com/p2pconf/p2pconf/harness/fake"
+)
+
+// openBackend opens the backend the configuration names. This is the one
+// place that knows the backends; suites only ever see backend.Backend.
+func openBackend(cfg Config) (backend.Backend, error) {
+	switch cfg.Backend {
+	case "fake":
+		b, err := fake.Open(cfg.FakePreset, cfg.FakeDefects)
+		if err != nil {
+			return nil, fmt.Errorf("fake backend: %w", err)
+		}
+		return b, nil
+	default:
+		// Number GPUs by PCI address, as nvidia-smi does, unless the user chose.
+		if os.Getenv("CUDA_DEVICE_ORDER") == "" {
+			os.Setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+		}
+		b, err := cudabackend.Open(cfg.LibCUDA)
+		if err != nil {
+			return nil, fmt.Errorf("cuda backend: %w\n"+
+				"The suite needs the NVIDIA driver (%s) on this machine. To run it without a GPU, use the in-memory backend:\n"+
+				"  %s=fake %s=%s go tool ginkgo ./suites/...", err, cfg.LibCUDA, EnvBackend, EnvFakePreset, EnvDefaultPreset)
+		}
+		return b, nil
+	}
+}
+
+// nvmlReason explains why a backend has no NVML, when it can say.
+func nvmlReason(b backend.Backend) error {
+	if r, ok := b.(interface{ NVMLError() error }); ok {
+		return r.NVMLError()
+	}
+	return nil
+}

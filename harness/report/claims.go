@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// nvmlOK reads an NVML P2P status ("OK", "P2P_STATUS_OK",
+// "P2P_STATUS_CHIPSET_NOT_SUPPORTED", ...): true for OK, false for any
+// "not supported", nil when unknown.
+func nvmlOK(s string) *bool {
+	s = strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "P2P_STATUS_")
+	var b bool
+	switch s {
+	case "", "UNKNOWN", "U", "?":
+		return nil
+	case "OK":
+		b = true
+	}
+	return &b
+}
+
+// nvmlShort abbreviates an NVML P2P status as `nvidia-smi topo -p2p` does.
+func nvmlShort(s string) string {
+	switch strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "P2P_STATUS_") {
+	case "":
+		return "?"
+	case "OK":
+		return "OK"
+	case "CHIPSET_NOT_SUPPORTED", "CHIPSET_NOT_SUPPORED", "CNS":
+		return "CNS"
+	case "GPU_NOT_SUPPORTED", "GNS":
+		return "GNS"
+	case "IOH_TOPOLOGY_NOT_SUPPORTED", "TNS":
+		return "TNS"
+	case "DISABLED_BY_REGKEY":
+		return "DRK"
+	case "NOT_SUPPORTED", "NS":
+		return "NS"
+	case "UNKNOWN", "U":
+		return "U"
+	}
+	return s
+}
+
+// topoShort abbreviates an NVML topology level as `nvidia-smi topo -m` does.
+func topoShort(s string) string {
+	switch strings.TrimPrefix(strings.ToUpper(s), "TOPOLOGY_") {
+	case "INTERNAL":
+		return "X"
+	case "SINGLE":
+		return "PIX"
+	case "MULTIPLE":
+		return "PXB"
+	case "HOSTBRIDGE":
+		return "PHB"
+	case "NODE":
+		return "NODE"
+	case "SYSTEM":
+		return "SYS"
+	}
+	return s
+}
+
+// linkShort is the link column: NV<links>, or the PCIe topology level.
+func linkShort(p Pair) string {
+	switch {
+	case p.Link == "nvlink" && p.NVML.NVLinkCount > 0:
+		return fmt.Sprintf("NV%d", p.NVML.NVLinkCount)
+	case p.Link == "nvlink":
+		return "NV"
+	case p.NVML.TopologyLevel != "":
+		return topoShort(p.NVML.TopologyLevel)
+	case p.Link == "pcie":
+		return "PCIe"
+	case p.Link == "":
+		return "?"
+	}
+	return p.Link
+}
+
+func yesFlag(b *bool, yes string) string {
+	switch {
+	case b == nil:
+		return "?"
+	case *b:
+		return yes
+	}
+	return "-"
+}
+
+func intFlag(v *int) *bool {
+	if v == nil {
+		return nil
+	}
+	b := *v != 0
+	return &b
+}
+
+// claimCode is the compact claimed-capability cell, e.g. "PA rwna NV18":
+// CUDA can-access-peer (P) and native atomics (A, or a for only partial),
+// then NVML's read, write, nvlink and atomics status, then the link. A
+// letter means supported, "-" not supported, "?" unknown.
+func claimCode(p Pair) string {
+	atom := yesFlag(intFlag(p.CUDA.NativeAtomicSupported), "A")
+	if atom == "-" && p.CUDA.PartialNativeAtomic != nil && *p.CUDA.PartialNativeAtomic != 0 {
+		atom = "a"
+	}
+	return yesFlag(p.CUDA.CanAccessPeer, "P") + atom + " " +
+		yesFlag(nvmlOK(p.NVML.Read), "r") + yesFlag(nvmlOK(p.NVML.Write), "w") +
+		yesFlag(nvmlOK(p.NVML.NVLink), "n") + yesFlag(nvmlOK(p.NVML.Atomics), "a") + " " + linkShort(p)
+}
+
+// claimDetail spells out every claim of a pair, for hover text and topo.
+func claimDetail(p Pair) string {
+	s := fmt.Sprintf("CUDA cuDeviceCanAccessPeer=%s ACCESS_SUPPORTED=%s NATIVE_ATOMIC_SUPPORTED=%s ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=%s PERFORMANCE_RANK=%s; "+
+		"NVML read=%s write=%s nvlink=%s atomics=%s; link=%s",
+		boolStr(p.CUDA.CanAccessPeer), intStr(p.CUDA.AccessSupported), intStr(p.CUDA.NativeAtomicSupported),
+		intStr(p.CUDA.PartialNativeAtomic), intStr(p.CUDA.PerformanceRank),
+		nvmlShort(p.NVML.Read), nvmlShort(p.NVML.Write), nvmlShort(p.NVML.NVLink), nvmlShort(p.NVML.Atomics), linkShort(p))
+	if p.NVML.Error != "" {
+		s += "; NVML error: " + p.NVML.Error
+	}
+	if p.CUDA.AtomicCapabilitiesErr != "" {
+		s += "; atomic capabilities error: " + p.CUDA.AtomicCapabilitiesErr
+	}
+	return s
+}
+
+func boolStr(b *bool) string {
+	switch {
+	case b == nil:
+		return "null"
+	case *b:
+		return "1"
+	}
+	return "0"
+}
+
+func intStr(v *int) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprint(*v)
+}
+
+func peerClaimed(p Pair) bool {
+	rw := nvmlOK(p.NVML.Read) != nil && *nvmlOK(p.NVML.Read) && nvmlOK(p.NVML.Write) != nil && *nvmlOK(p.NVML.Write)
+	return (p.CUDA.CanAccessPeer != nil && *p.CUDA.CanAccessPeer) || rw
+}
+
+func atomicsClaimed(p Pair) bool {
+	native := intFlag(p.CUDA.NativeAtomicSupported)
+	partial := intFlag(p.CUDA.PartialNativeAtomic)
+	a := nvmlOK(p.NVML.Atomics)
+	return (native != nil && *native) || (partial != nil && *partial) || (a != nil && *a)
+}
+
+func peerClaimText(p Pair) string {
+	return fmt.Sprintf("CUDA cuDeviceCanAccessPeer=%s, NVML read=%s write=%s",
+		boolStr(p.CUDA.CanAccessPeer), nvmlShort(p.NVML.Read), nvmlShort(p.NVML.Write))
+}
+
+func atomicsClaimText(p Pair) string {
+	return fmt.Sprintf("CUDA NATIVE_ATOMIC_SUPPORTED=%s ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=%s, NVML atomics=%s",
+		intStr(p.CUDA.NativeAtomicSupported), intStr(p.CUDA.PartialNativeAtomic), nvmlShort(p.NVML.Atomics))
+}
+
+// disagreements lists, per pair, every place where what CUDA or NVML claim
+// does not match what was observed or what the other source claims.
+func disagreements(doc Document, pairs map[tkey]Pair) []disagreement {
+	var out []disagreement
+	flagged := map[tkey]bool{}
+	for _, r := range doc.Results {
+		k, ok := keyOf(r)
+		if !ok || k.b < 0 || !r.Failed() || r.Status == StatusError {
+			continue
+		}
+		if srcs := claimSources(r); len(srcs) >= 2 {
+			out = append(out, disagreement{target: r.TargetName(), kind: "sources disagree",
+				text: fmt.Sprintf("%s %s: %s (claims: %s)", r.Check, r.Status, r.Reason, claimEntriesText(r))})
+			flagged[k] = true
+			continue
+		}
+		p, ok := pairs[k]
+		if !ok || (r.Kind != "conf" && r.Kind != "") {
+			continue
+		}
+		claimed, text := peerClaimed(p), peerClaimText(p)
+		if r.Family == "atomics" {
+			claimed, text = atomicsClaimed(p), atomicsClaimText(p)
+		}
+		if claimed {
+			out = append(out, disagreement{target: r.TargetName(), kind: "claim vs result",
+				text: fmt.Sprintf("claimed supported (%s) but %s %s: %s", text, r.Check, statusWord(r.Status), r.Reason)})
+			flagged[k] = true
+		}
+	}
+	keys := make([]tkey, 0, len(pairs))
+	for k := range pairs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].a < keys[j].a || (keys[i].a == keys[j].a && keys[i].b < keys[j].b) })
+	for _, k := range keys {
+		if flagged[k] {
+			continue
+		}
+		for _, text := range claimConflicts(pairs[k]) {
+			out = append(out, disagreement{target: fmt.Sprintf("GPU%d→GPU%d", k.a, k.b), kind: "claims disagree", text: text})
+		}
+	}
+	return out
+}
+
+func statusWord(s string) string {
+	if s == StatusTimeout {
+		return "timed out"
+	}
+	return "failed"
+}
+
+// claimSources are the distinct sources of a result's claim entries.
+func claimSources(r Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range r.Entries {
+		if e.Kind == KindClaim && e.Source != "" && !seen[e.Source] {
+			seen[e.Source] = true
+			out = append(out, e.Source)
+		}
+	}
+	return out
+}
+
+func claimEntriesText(r Result) string {
+	var parts []string
+	for _, e := range r.Entries {
+		if e.Kind == KindClaim {
+			parts = append(parts, fmt.Sprintf("%s %s=%s", e.Source, e.Name, valueText(e.Value)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// claimConflicts compares the sources' claims on one pair with each other.
+func claimConflicts(p Pair) []string {
+	var out []string
+	cuda := p.CUDA.CanAccessPeer
+	r, w := nvmlOK(p.NVML.Read), nvmlOK(p.NVML.Write)
+	if cuda != nil && r != nil && w != nil && *cuda != (*r && *w) {
+		out = append(out, "CUDA and NVML disagree on peer access: "+peerClaimText(p))
+	}
+	if acc := intFlag(p.CUDA.AccessSupported); cuda != nil && acc != nil && *cuda != *acc {
+		out = append(out, fmt.Sprintf("CUDA disagrees with itself: cuDeviceCanAccessPeer=%s but ACCESS_SUPPORTED=%s",
+			boolStr(cuda), intStr(p.CUDA.AccessSupported)))
+	}
+	native, partial, a := intFlag(p.CUDA.NativeAtomicSupported), intFlag(p.CUDA.PartialNativeAtomic), nvmlOK(p.NVML.Atomics)
+	if native != nil && a != nil {
+		cudaSays := *native || (partial != nil && *partial)
+		if cudaSays != *a {
+			out = append(out, "CUDA and NVML disagree on atomics: "+atomicsClaimText(p))
+		}
+	}
+	return out
+}

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Caption is the direction every N×N grid is read in.
+const Caption = "GPU(row) → GPU(column)"
+
+const legendMD = "Cells: ✓ pass, ✗ fail, – skip (see the numbered reason), T timeout, E harness error, X diagonal, · not run."
+
+// Markdown renders the matrix of one host's run as GitHub-flavoured
+// Markdown (matrix.md).
+func Markdown(doc Document) string {
+	v := newView(doc)
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	w("# %s\n\n", Title(doc))
+	if warn := fakeWarning(doc.System); warn != "" {
+		w("> **NOT A HARDWARE RESULT.** %s\n\n", warn)
+	}
+	writeSummaryMD(&b, doc)
+	w("## Disagreements between claims and results\n\n")
+	if len(v.disagreements) == 0 {
+		w("None: no check failed on a pair whose capabilities were claimed, and CUDA and NVML agree.\n\n")
+	}
+	for i, d := range v.disagreements {
+		w("%d. **%s** — %s: %s\n", i+1, d.target, d.kind, mdText(d.text))
+	}
+	if len(v.disagreements) > 0 {
+		w("\n")
+	}
+	writeClaimsMD(&b, v)
+	for _, f := range v.families {
+		writeFamilyMD(&b, v, f)
+	}
+	writeBandwidthMD(&b, v)
+	writePowerMD(&b, v)
+	writeFailuresMD(&b, v)
+	w("## Environment\n\n| | |\n|---|---|\n")
+	for _, row := range environment(doc) {
+		w("| %s | %s |\n", row[0], mdText(row[1]))
+	}
+	if len(doc.System.GPUs) > 0 {
+		w("\n| GPU | name | UUID | PCI | CC | SMs | memory |\n|---|---|---|---|---|---|---|\n")
+		for _, g := range doc.System.GPUs {
+			w("| GPU%d | %s | %s | %s | %d.%d | %d | %s |\n", g.Ordinal, mdText(g.Name), g.UUID, g.PCIBusID,
+				g.ComputeCapability/10, g.ComputeCapability%10, g.SMCount, bytesText(g.TotalMemory))
+		}
+	}
+	return b.String()
+}
+
+func writeSummaryMD(b *strings.Builder, doc Document) {
+	s := doc.Summary
+	fmt.Fprintf(b, "**%d pass · %d fail · %d skip · %d timeout · %d error** (%d results)\n\n",
+		s.Pass, s.Fail, s.Skip, s.Timeout, s.Error, s.Total)
+	if len(doc.Suites) > 0 {
+		var parts []string
+		for _, su := range doc.Suites {
+			st := "ok"
+			if !su.Succeeded {
+				st = "failed"
+			}
+			if len(su.FailureReasons) > 0 {
+				st += " (" + strings.Join(su.FailureReasons, "; ") + ")"
+			}
+			parts = append(parts, fmt.Sprintf("%s [%s] %s", su.Name, su.Backend, st))
+		}
+		fmt.Fprintf(b, "Suites: %s\n\n", mdText(strings.Join(parts, " · ")))
+	}
+}
+
+func writeClaimsMD(b *strings.Builder, v *view) {
+	if len(v.pairs) == 0 && len(v.observed) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Claimed vs observed\n\n")
+	if len(v.pairs) > 0 {
+		fmt.Fprintf(b, "Claimed capabilities — %s\n\n", Caption)
+		writeGridMD(b, v.gpus, func(k tkey) string {
+			p, ok := v.pairs[k]
+			if !ok {
+				return SymNone
+			}
+			return "`" + claimCode(p) + "`"
+		})
+		fmt.Fprintf(b, "\nClaim cells: CUDA `P` can access peer, `A` native atomics (`a` only partial); NVML P2P status `r` read, `w` write, `n` nvlink, `a` atomics; then the link (NV<links>, or the PCIe level PIX/PXB/PHB/NODE/SYS). `-` not supported, `?` unknown.\n\n")
+	}
+	if len(v.observed) > 0 {
+		fmt.Fprintf(b, "Observed by the conf checks, one symbol per family (%s) — %s\n\n", strings.Join(v.observed, ", "), Caption)
+		writeGridMD(b, v.gpus, func(k tkey) string { return observedCode(v, k) })
+		b.WriteString("\n")
+	}
+}
+
+func observedCode(v *view, k tkey) string {
+	s := ""
+	for _, fam := range v.observed {
+		c := v.observedCells[fam][k]
+		if c == nil {
+			s += SymNone
+		} else {
+			s += symbol(c.status)
+		}
+	}
+	return s
+}
+
+// writeGridMD writes an N×N grid, rows = source, columns = destination.
+func writeGridMD(b *strings.Builder, gpus []int, cellText func(tkey) string) {
+	b.WriteString("| src \\ dst |")
+	for _, g := range gpus {
+		fmt.Fprintf(b, " %s |", gpuName(g))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(gpus)) + "\n")
+	for _, src := range gpus {
+		fmt.Fprintf(b, "| **%s** |", gpuName(src))
+		for _, dst := range gpus {
+			if src == dst {
+				b.WriteString(" " + SymDiagonal + " |")
+				continue
+			}
+			fmt.Fprintf(b, " %s |", cellText(tkey{src, dst}))
+		}
+		b.WriteString("\n")
+	}
+}
+
+func cellMD(c *cell) string {
+	if c == nil {
+		return SymNone
+	}
+	s := symbol(c.status)
+	if c.status == StatusSkip && len(c.notes) > 0 {
+		var n []string
+		for _, x := range c.notes {
+			n = append(n, superscript(x))
+		}
+		s += strings.Join(n, "˒")
+	}
+	return s
+}
+
+func superscript(n int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	r := []rune(digits)
+	var out []rune
+	for _, d := range fmt.Sprint(n) {
+		out = append(out, r[d-'0'])
+	}
+	return string(out)
+}
+
+func writeFamilyMD(b *strings.Builder, v *view, f *familyView) {
+	s := f.summary
+	fmt.Fprintf(b, "## %s — %d pass, %d fail, %d skip, %d timeout, %d error\n\n", f.name, s.Pass, s.Fail, s.Skip, s.Timeout, s.Error)
+	if f.hasPairs {
+		fmt.Fprintf(b, "All pair checks of %s — %s\n\n", f.name, Caption)
+		writeGridMD(b, v.gpus, func(k tkey) string { return cellMD(f.pairs[k]) })
+		b.WriteString("\n")
+	}
+	if f.hasGPUs {
+		b.WriteString("Per-GPU checks\n\n| check |")
+		for _, g := range v.gpus {
+			fmt.Fprintf(b, " %s |", gpuName(g))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(v.gpus)) + "\n")
+		writeRowMD(b, "*all per-GPU checks*", v.gpus, f.gpus)
+		for _, c := range f.checks {
+			if c.target == TargetGPU {
+				writeRowMD(b, c.check, v.gpus, c.cells)
+			}
+		}
+		b.WriteString("\n")
+	}
+	uniform := map[string][]string{}
+	for _, c := range f.checks {
+		if c.target != TargetPair {
+			continue
+		}
+		if c.uniform == StatusPass || (c.uniform == StatusSkip && len(f.notes) > 0 && sameNotes(c.cells)) {
+			label := symbol(c.uniform)
+			if c.uniform == StatusSkip {
+				label += superscript(anyCell(c.cells).notes[0])
+			}
+			uniform[label] = append(uniform[label], fmt.Sprintf("%s (%s)", c.check, plural(len(c.cells), "pair")))
+			continue
+		}
+		fmt.Fprintf(b, "%s [%s] — %s\n\n", c.check, c.kind, Caption)
+		writeGridMD(b, v.gpus, func(k tkey) string { return cellMD(c.cells[k]) })
+		b.WriteString("\n")
+	}
+	labels := make([]string, 0, len(uniform))
+	for l := range uniform {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	for _, l := range labels {
+		fmt.Fprintf(b, "- %s on every pair run: %s\n", l, strings.Join(uniform[l], ", "))
+	}
+	if len(labels) > 0 {
+		b.WriteString("\n")
+	}
+	for _, r := range f.system {
+		fmt.Fprintf(b, "- %s %s (%s): %s\n", symbol(r.Status), r.Check, r.TargetName(), mdText(orDash(r.Reason)))
+	}
+	for i, n := range f.notes {
+		fmt.Fprintf(b, "%s %s  \n", superscript(i+1), mdText(n))
+	}
+	if len(f.system) > 0 || len(f.notes) > 0 {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "%s\n\n", legendMD)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func writeRowMD(b *strings.Builder, label string, gpus []int, cs cells) {
+	fmt.Fprintf(b, "| %s |", label)
+	for _, g := range gpus {
+		fmt.Fprintf(b, " %s |", cellMD(cs[tkey{g, -1}]))
+	}
+	b.WriteString("\n")
+}
+
+func anyCell(cs cells) *cell {
+	for _, c := range cs {
+		return c
+	}
+	return &cell{}
+}
+
+// sameNotes reports whether every cell has the same single footnote.
+func sameNotes(cs cells) bool {
+	first := anyCell(cs)
+	if len(first.notes) != 1 {
+		return false
+	}
+	for _, c := range cs {
+		if len(c.notes) != 1 || c.notes[0] != first.notes[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func writeBandwidthMD(b *strings.Builder, v *view) {
+	if len(v.bandwidth) == 0 {
+		return
+	}
+	b.WriteString("## Bandwidth\n\n")
+	for _, g := range v.bandwidth {
+		fmt.Fprintf(b, "%s — %s — %s\n\n", g.check, g.metric, Caption)
+		writeGridMD(b, v.gpus, func(k tkey) string {
+			if x, ok := g.values[k]; ok {
+				return fmt.Sprintf("%.1f", x)
+			}
+			return SymNone
+		})
+		b.WriteString("\n")
+	}
+}
+
+func writePowerMD(b *strings.Builder, v *view) {
+	if len(v.power) == 0 {
+		return
+	}
+	b.WriteString("## Power: mutants' weak outcomes\n\n| mutant | target | gives power to | weak outcome seen | conf check here | evidence |\n|---|---|---|---|---|---|\n")
+	for _, p := range v.power {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.mutant, p.target, p.conf, yesNo(p.observed), p.verdict, mdText(p.evidence))
+	}
+	b.WriteString("\n")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func writeFailuresMD(b *strings.Builder, v *view) {
+	b.WriteString("## Failures\n\n")
+	if len(v.failures) == 0 {
+		b.WriteString("None.\n\n")
+		return
+	}
+	for _, g := range v.failures {
+		fmt.Fprintf(b, "### %s\n\n", g.target)
+		for _, r := range g.results {
+			fmt.Fprintf(b, "- %s **%s** %s: %s\n", symbol(r.Status), r.Check, r.Status, mdText(orDash(r.Reason)))
+			if r.Variant != "" {
+				fmt.Fprintf(b, "  - variant: %s\n", mdText(r.Variant))
+			}
+			if r.Step != "" {
+				fmt.Fprintf(b, "  - step: %s\n", mdText(r.Step))
+			}
+			if r.Location != "" {
+				fmt.Fprintf(b, "  - at: %s\n", r.Location)
+			}
+			fmt.Fprintf(b, "  - rerun: `%s`\n", RerunCommand(v.doc.System, r))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// mdText makes text safe inside a Markdown table cell or list item.
+func mdText(s string) string {
+	s = strings.ReplaceAll(s, "\r", "")
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	return strings.ReplaceAll(s, "<", "&lt;")
+}
+
+func bytesText(n uint64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}

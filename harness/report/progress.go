@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package report
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Progress prints one line per finished spec, e.g.
+//
+//	[access 12/40] pass access.peer-copy GPU0→GPU1 (1.2s)
+//	[access 13/40] skip access.peer-copy GPU0→GPU2: needs peer access (found cuDeviceCanAccessPeer=0)
+//
+// The harness makes one in ReportBeforeSuite and feeds it from
+// ReportAfterEach:
+//
+//	var progress *report.Progress
+//	ReportBeforeSuite(func(r Report) { progress = report.NewProgress(os.Stderr, "access", r.PreRunStats.SpecsThatWillRun) })
+//	ReportAfterEach(func(sr SpecReport) { progress.Spec(sr) })
+//
+// Specs that were not selected (label filter) print nothing and are not
+// counted. Under ginkgo -p each process counts its own specs.
+type Progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	suite string
+	total int
+	n     int
+}
+
+// NewProgress returns a printer for suite, which will run total specs.
+func NewProgress(w io.Writer, suite string, total int) *Progress {
+	return &Progress{w: w, suite: suite, total: total}
+}
+
+// Spec prints the line of one finished spec. A nil Progress does nothing.
+func (p *Progress) Spec(sr types.SpecReport) {
+	if p == nil || !sr.LeafNodeType.Is(types.NodeTypeIt) {
+		return
+	}
+	if sr.State.Is(types.SpecStateSkipped) && sr.Failure.Message == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	fmt.Fprintln(p.w, ProgressLine(p.suite, p.n, p.total, sr))
+}
+
+// ProgressLine formats one progress line.
+func ProgressLine(suite string, n, total int, sr types.SpecReport) string {
+	res, _ := convertSpec(sr, types.Report{}, suite)
+	if res.Status == "" {
+		res.Status = sr.State.String()
+	}
+	target := ""
+	if res.Target != TargetSystem {
+		target = " " + res.TargetName()
+	}
+	line := fmt.Sprintf("[%s %d/%d] %s %s%s", suite, n, total, res.Status, res.Check, target)
+	if res.Status != StatusPass && res.Reason != "" {
+		line += ": " + res.Reason
+	}
+	return line + fmt.Sprintf(" (%.1fs)", sr.RunTime.Seconds())
+}

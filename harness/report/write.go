@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// File names in a run folder. Per suite (<suite> is e.g. "access"):
+const (
+	SuiteGinkgoSuffix      = ".ginkgo.json"      // Ginkgo's own report ([]types.Report), lossless
+	SuiteJUnitSuffix       = ".junit.xml"        // the CI-shaped JUnit of that suite
+	SuiteConformanceSuffix = ".conformance.json" // that suite's conformance document
+)
+
+// Merged over every suite present, re-rendered whenever a suite finishes:
+const (
+	ConformanceFile = "conformance.json"
+	JUnitFile       = "junit.xml"
+	MatrixMDFile    = "matrix.md"
+	MatrixHTMLFile  = "matrix.html"
+	lockFile        = ".p2pconf.lock"
+	// RootMarker marks the top of an unpacked dist tarball, where there is
+	// no go.mod: relative report folders are resolved against it.
+	RootMarker = ".p2pconf-root"
+)
+
+// WriteRun writes one suite's files into dir and then re-renders the merged
+// files from every suite's files present in dir. The harness calls it from
+// ReportAfterSuite with the P2PCONF_REPORT_DIR folder. A relative dir is
+// taken from the module root (see ResolveDir), because each suite binary
+// runs in its own package folder. Every file is written atomically, and a
+// lock on the folder keeps suites that finish together from losing each
+// other's results in the merged files.
+func WriteRun(dir string, sys System, r types.Report, meta RunMeta) error {
+	dir = ResolveDir(dir)
+	FillHostDefaults(&sys)
+	doc := Convert(sys, r, meta)
+	suite := doc.Suites[0].Name
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report folder: %w", err)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	raw, err := json.MarshalIndent([]types.Report{r}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the Ginkgo report of %s: %w", suite, err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, suite+SuiteGinkgoSuffix), raw); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, suite+SuiteJUnitSuffix), JUnit(doc)); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(dir, suite+SuiteConformanceSuffix), doc); err != nil {
+		return err
+	}
+	_, err = renderLocked(dir)
+	return err
+}
+
+// RenderDir re-renders the merged files of a run folder from the per-suite
+// files in it, and returns the merged document (`p2pconf report DIR`).
+func RenderDir(dir string) (Document, error) {
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return Document{}, err
+	}
+	defer unlock()
+	return renderLocked(dir)
+}
+
+func renderLocked(dir string) (Document, error) {
+	docs, err := LoadRunDir(dir)
+	if err != nil {
+		return Document{}, err
+	}
+	doc := Merge(docs)
+	return doc, WriteMerged(dir, doc)
+}
+
+// WriteMerged writes conformance.json, junit.xml, matrix.md and matrix.html
+// of doc into dir.
+func WriteMerged(dir string, doc Document) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(dir, ConformanceFile), doc); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, JUnitFile), JUnit(doc)); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, MatrixMDFile), []byte(Markdown(doc))); err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, MatrixHTMLFile), []byte(HTML(doc)))
+}
+
+// LoadRunDir reads the per-suite documents of a run folder. A suite that
+// has only Ginkgo's JSON (<suite>.ginkgo.json, or ginkgo/<suite>.json as the
+// dist run script writes it) is converted from that, with backend
+// "unknown" since the system description is lost. A folder with only a
+// merged conformance.json yields that document.
+func LoadRunDir(dir string) ([]Document, error) {
+	var docs []Document
+	have := map[string]bool{}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+SuiteConformanceSuffix))
+	sort.Strings(files)
+	for _, f := range files {
+		d, err := ReadDocument(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range d.Suites {
+			have[s.Name] = true
+		}
+		have[strings.TrimSuffix(filepath.Base(f), SuiteConformanceSuffix)] = true
+		docs = append(docs, d)
+	}
+	raw, _ := filepath.Glob(filepath.Join(dir, "*"+SuiteGinkgoSuffix))
+	native, _ := filepath.Glob(filepath.Join(dir, "ginkgo", "*.json"))
+	for _, f := range append(raw, native...) {
+		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), SuiteGinkgoSuffix), ".json")
+		if have[name] {
+			continue
+		}
+		d, err := docFromGinkgo(f, name)
+		if err != nil {
+			return nil, err
+		}
+		have[name] = true
+		docs = append(docs, d)
+	}
+	if len(docs) == 0 {
+		merged := filepath.Join(dir, ConformanceFile)
+		if _, err := os.Stat(merged); err == nil {
+			d, err := ReadDocument(merged)
+			if err != nil {
+				return nil, err
+			}
+			return []Document{d}, nil
+		}
+		return nil, fmt.Errorf("no p2pconf results in %s (expected <suite>%s files)", dir, SuiteConformanceSuffix)
+	}
+	return docs, nil
+}
+
+func docFromGinkgo(path, name string) (Document, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Document{}, err
+	}
+	var reps []types.Report
+	if err := json.Unmarshal(data, &reps); err != nil {
+		return Document{}, fmt.Errorf("%s: not a Ginkgo JSON report: %w", path, err)
+	}
+	var docs []Document
+	for _, r := range reps {
+		docs = append(docs, Convert(System{Backend: "unknown"}, r, RunMeta{Suite: name, Args: []string{}}))
+	}
+	if len(docs) == 0 {
+		return Document{}, fmt.Errorf("%s: empty Ginkgo report", path)
+	}
+	return Merge(docs), nil
+}
+
+// ReadDocument reads one conformance.json.
+func ReadDocument(path string) (Document, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Document{}, err
+	}
+	d, err := DecodeDocument(data)
+	if err != nil {
+		return d, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
+	}
+	return WriteFileAtomic(path, append(data, '\n'))
+}
+
+// WriteFileAtomic writes data to a temporary file beside path and renames
+// it over path, so a reader (or a run killed half-way) sees the old file or
+// the new one, never a part.
+func WriteFileAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// ResolveDir makes a relative report folder absolute against the project
+// root: the nearest folder above the working directory holding go.mod or
+// the dist marker file, else the working directory. Suite binaries run in
+// their package folders (as go test does), so without this,
+// P2PCONF_REPORT_DIR=reports/run1 would give every suite its own folder.
+func ResolveDir(dir string) string {
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return dir
+	}
+	for d := cwd; ; d = filepath.Dir(d) {
+		for _, marker := range []string{"go.mod", RootMarker} {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return filepath.Join(d, dir)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return filepath.Join(cwd, dir)
+			}
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join(cwd, dir)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness/proc"
+)
+
+// Main is the suite binary's TestMain body: when the binary was started as a
+// helper process (DESIGN.md §4), it runs the helper's role and exits with its
+// code; otherwise it runs the tests.
+//
+//	func TestMain(m *testing.M) { os.Exit(harness.Main(m)) }
+func Main(m *testing.M) int {
+	if handled, code := proc.Dispatch(); handled {
+		return code
+	}
+	return m.Run()
+}
+
+// RunSuite opens the machine, checks the suite's own definitions (labels,
+// IDs, unique names) and runs its specs. Everything that can be wrong with
+// the configuration or the driver is reported here, before any spec runs:
+// with the cuda backend a driver that cannot be loaded fails the run with the
+// loader's message; it never skips to green.
+func RunSuite(t *testing.T, suite string) {
+	gomega.RegisterFailHandler(Fail)
+	m, err := OpenMachine()
+	if err != nil {
+		t.Fatalf("p2pconf %s: %v", suite, err)
+	}
+	if probs := validateTree(suite); len(probs) > 0 {
+		t.Fatalf("p2pconf %s: the suite's specs break the catalogue rules:\n  %s", suite, strings.Join(probs, "\n  "))
+	}
+	registerReporting(suite, m)
+	RunSpecs(t, fmt.Sprintf("%s [%s]", suite, m.Backend.Name()))
+}
+
+// validateTree builds the spec tree without running it and checks every
+// spec's labels against the catalogue, that no check runs twice on the same
+// target (unless it has variants) and that no two specs share a name.
+func validateTree(suite string) []string {
+	rep := PreviewSpecs(suite)
+	var probs []string
+	texts := map[string]int{}
+	keys := map[string]int{}
+	for _, s := range rep.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		text := s.FullText()
+		labels := s.Labels()
+		probs = append(probs, validateLabels(text, labels, suite)...)
+		texts[text]++
+		id, _ := labelValue(labels, LabelID)
+		if c, ok := LookupCheck(id); ok && !c.Variants {
+			keys[specKey(labels)]++
+		}
+	}
+	for t, n := range texts {
+		if n > 1 {
+			probs = append(probs, fmt.Sprintf("%q is the name of %d specs; names must be unique", t, n))
+		}
+	}
+	for k, n := range keys {
+		if n > 1 {
+			probs = append(probs, fmt.Sprintf("check %s has %d specs on the same target", k, n))
+		}
+	}
+	sort.Strings(probs)
+	return probs
+}

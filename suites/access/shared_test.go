@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package access_test
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// guardWords follow every destination buffer, poisoned, and must still be
+// poison afterwards: a copy or kernel that writes past its end is caught.
+const guardWords = 16
+
+// grid covers n words with a grid-stride kernel: 256 threads a block, at
+// most 1024 blocks.
+func grid(n int) backend.LaunchConfig {
+	blocks := min((n+255)/256, 1024)
+	return backend.LaunchConfig{Grid: kernels.D1(uint32(max(blocks, 1))), Block: kernels.D1(256)}
+}
+
+// seed32 is a kernel pattern seed derived from the spec's identity.
+func seed32(parts ...any) uint32 { return uint32(harness.Seed(parts...)) }
+
+// words32 is the byte size of n words.
+func words32(n int) uint64 { return 4 * uint64(n) }
+
+// uploadRandom allocates n words on g holding seeded random words (never 0,
+// never the poison) and returns the pointer and the words.
+func uploadRandom(h *harness.Harness, g harness.GPU, n int, seed uint64) (backend.DevicePtr, []uint32) {
+	GinkgoHelper()
+	want := harness.RandomWords(seed, n)
+	p := h.Alloc(g, words32(n))
+	h.Upload(g, p, want)
+	return p, want
+}
+
+// poisoned allocates n words plus the guard on g, all set to the poison.
+func poisoned(h *harness.Harness, g harness.GPU, n int) backend.DevicePtr {
+	GinkgoHelper()
+	p := h.Alloc(g, words32(n+guardWords))
+	h.Fill(g, p, harness.Poison, n+guardWords)
+	return p
+}
+
+// expectWords reads n words (and the guard after them) at p through g's
+// context and checks them against want, and the guard against the poison.
+func expectWords(h *harness.Harness, g harness.GPU, p backend.DevicePtr, want []uint32, what string) {
+	GinkgoHelper()
+	got := h.Download(g, p, len(want)+guardWords)
+	Expect(got[:len(want)]).To(harness.EqualWords(want), "%s (read through %s)", what, g)
+	Expect(got[len(want):]).To(harness.EqualWords(poisonWords(guardWords)),
+		"%s: the %d guard words after the %d-word buffer on %s were overwritten", what, guardWords, len(want), g)
+}
+
+func poisonWords(n int) []uint32 {
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = harness.Poison
+	}
+	return w
+}
+
+// run launches k on a new stream of g and waits for it.
+func run(ctx context.Context, h *harness.Harness, g harness.GPU, k *kernels.Kernel, n int, what string, args ...uint64) {
+	GinkgoHelper()
+	s := h.Stream(g)
+	h.Launch(s, k, grid(n), args...)
+	harness.ExpectNoError(h.Wait(ctx, s, what), "%s (kernel %s on %s)", what, k.Entry, g)
+}
+
+// fillPattern fills n words at p (memory of g or of a peer) with
+// PatternWord(seed, i) by a kernel on g and returns the expected words.
+func fillPattern(ctx context.Context, h *harness.Harness, g harness.GPU, p backend.DevicePtr, n int, seed uint32, what string) []uint32 {
+	GinkgoHelper()
+	run(ctx, h, g, kernels.Fill, n, what, uint64(p), uint64(n), uint64(seed))
+	return kernels.Pattern(seed, n)
+}
+
+// remoteRoundTrip has a kernel on p.A read n words of p.B's memory (into
+// A's memory) and write n other words into p.B's memory, and checks both
+// word by word. Peer access p must be enabled.
+func remoteRoundTrip(ctx context.Context, h *harness.Harness, p harness.Pair, buf backend.DevicePtr, n int, seed uint32, what string) {
+	GinkgoHelper()
+	want := fillPattern(ctx, h, p.B, buf, n, seed, fmt.Sprintf("fill %s's buffer on %s", what, p.B))
+	local := poisoned(h, p.A, n)
+	run(ctx, h, p.A, kernels.Transform, n, fmt.Sprintf("kernel on %s reading %s", p.A, what),
+		uint64(local), uint64(buf), uint64(n), 0)
+	expectWords(h, p.A, local, want, fmt.Sprintf("words a kernel on %s read from %s", p.A, what))
+	want = fillPattern(ctx, h, p.A, buf, n, seed+1, fmt.Sprintf("kernel on %s writing %s", p.A, what))
+	got := h.Download(p.B, buf, n)
+	Expect(got).To(harness.EqualWords(want), "words a kernel on %s wrote into %s, read on %s", p.A, what, p.B)
+}
+
+// expectHealthy checks, after a helper's fault, that this process's
+// contexts on gpus still work: a kernel runs and a copy returns its data.
+func expectHealthy(ctx context.Context, h *harness.Harness, gpus ...harness.GPU) {
+	GinkgoHelper()
+	for _, g := range gpus {
+		By(fmt.Sprintf("checking this process's context on %s is still healthy", g))
+		const n = 1024
+		p := h.Alloc(g, words32(n))
+		want := fillPattern(ctx, h, g, p, n, seed32("healthy", g), fmt.Sprintf("health check on %s after the helper's fault", g))
+		run(ctx, h, g, kernels.Empty, 1, fmt.Sprintf("empty kernel on %s after the helper's fault", g))
+		Expect(h.Download(g, p, n)).To(harness.EqualWords(want), "health check on %s: a kernel's words copied back", g)
+	}
+}
+
+// peerGrant is peer access enabled by a spec that also disables it itself;
+// what is still enabled at the end is disabled after the spec.
+type peerGrant struct {
+	h  *harness.Harness
+	p  harness.Pair
+	on bool
+}
+
+func grant(h *harness.Harness, p harness.Pair) *peerGrant {
+	GinkgoHelper()
+	g := &peerGrant{h: h, p: p}
+	harness.ExpectNoError(h.B().EnablePeerAccess(p.A.Ordinal, p.B.Ordinal), "cuCtxEnablePeerAccess %s", p)
+	g.on = true
+	DeferCleanup(func() error {
+		if !g.on {
+			return nil
+		}
+		if err := h.B().DisablePeerAccess(p.A.Ordinal, p.B.Ordinal); err != nil {
+			return fmt.Errorf("disable peer access %s after the spec: %w", p, err)
+		}
+		return nil
+	})
+	return g
+}
+
+func (g *peerGrant) disable() error {
+	err := g.h.B().DisablePeerAccess(g.p.A.Ordinal, g.p.B.Ordinal)
+	if err == nil {
+		g.on = false
+	}
+	return err
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package bandwidth
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// MetricPrefix starts the name of every gated figure:
+// "bandwidth_gbps.<method>.<direction>.<size>", e.g. "bandwidth_gbps.ce.uni.1GiB".
+const MetricPrefix = "bandwidth_gbps."
+
+// GateMinSize is the smallest transfer a previous run's figure gates:
+// below it a figure measures submission and latency more than the link, and
+// varies from run to run by more than any sensible tolerance. Minimums
+// (which a person wrote on purpose) gate every size they name.
+const GateMinSize = 16 * MiB
+
+// Figure is one measured bandwidth of one GPU or ordered pair.
+type Figure struct {
+	Target string // "gpu:0" or "pair:0-1", as the labels write it
+	Link   string // the pair's link ("nvlink", "pcie", "none", "unknown"); "" for a GPU
+	Metric string // "bandwidth_gbps.ce.uni.1GiB"
+	Bytes  uint64 // transfer size
+	GBps   float64
+}
+
+// Verdict is the gate's answer for one figure.
+type Verdict struct {
+	Figure
+	Gated     bool    // false: the baseline says nothing about this figure
+	Reference float64 // the previous run's figure or the minimum
+	Threshold float64 // the figure fails below this
+	From      string  // where the reference comes from
+	Pass      bool
+}
+
+func (v Verdict) String() string {
+	if !v.Gated {
+		return fmt.Sprintf("%s %s = %.1f GB/s (not gated)", v.Target, v.Metric, v.GBps)
+	}
+	verb := "at or above"
+	if !v.Pass {
+		verb = "below"
+	}
+	return fmt.Sprintf("%s %s = %.1f GB/s, %s the threshold %.1f GB/s (%s)", v.Target, v.Metric, v.GBps, verb, v.Threshold, v.From)
+}
+
+// Baseline is either a previous run's figures or a list of minimums.
+type Baseline struct {
+	Path     string
+	previous map[string]float64 // target + " " + metric -> GB/s
+	minimums []Minimum
+}
+
+// Minimum is one entry of a minimums file.
+type Minimum struct {
+	// AppliesTo is "gpu" (every GPU), "gpu:N", "pair" (every pair),
+	// "pair:A-B", or a link class "nvlink", "pcie", "none", "unknown"
+	// (every pair whose link: label is that).
+	AppliesTo string  `json:"applies_to"`
+	Metric    string  `json:"metric"`
+	GBps      float64 `json:"gbps"`
+}
+
+// minimumsFile is the minimums format (README.md).
+type minimumsFile struct {
+	Minimums []Minimum `json:"minimums"`
+}
+
+// runFile is the part of a conformance.json the gate reads (schema 1,
+// reports/README.md): each result's check, target and numeric metrics.
+type runFile struct {
+	SchemaVersion int `json:"schema_version"`
+	Results       []struct {
+		Check   string              `json:"check"`
+		Target  string              `json:"target"`
+		GPU     *int                `json:"gpu"`
+		Src     *int                `json:"src"`
+		Dst     *int                `json:"dst"`
+		Metrics map[string]*float64 `json:"metrics"`
+	} `json:"results"`
+}
+
+// ParseBaseline reads a baseline file: a previous run's conformance.json
+// (it has "results") or a minimums file (it has "minimums").
+func ParseBaseline(data []byte, path string) (*Baseline, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	b := &Baseline{Path: path}
+	switch {
+	case probe["results"] != nil:
+		var rf runFile
+		if err := json.Unmarshal(data, &rf); err != nil {
+			return nil, fmt.Errorf("reading it as a conformance.json: %w", err)
+		}
+		if rf.SchemaVersion != 1 {
+			return nil, fmt.Errorf("conformance.json schema_version %d; this suite reads version 1", rf.SchemaVersion)
+		}
+		b.previous = map[string]float64{}
+		for _, r := range rf.Results {
+			target, ok := resultTarget(r.Target, r.GPU, r.Src, r.Dst)
+			if !ok || !strings.HasPrefix(r.Check, "bandwidth.") {
+				continue
+			}
+			for name, v := range r.Metrics {
+				if strings.HasPrefix(name, MetricPrefix) && !strings.Contains(name, "#") && v != nil && *v > 0 {
+					b.previous[target+" "+name] = *v
+				}
+			}
+		}
+		if len(b.previous) == 0 {
+			return nil, fmt.Errorf("the run has no %s* metrics of bandwidth checks; was it a bandwidth run?", MetricPrefix)
+		}
+	case probe["minimums"] != nil:
+		var mf minimumsFile
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&mf); err != nil {
+			return nil, fmt.Errorf("reading it as a minimums file: %w", err)
+		}
+		for i, m := range mf.Minimums {
+			if err := m.validate(); err != nil {
+				return nil, fmt.Errorf("minimums[%d]: %w", i, err)
+			}
+		}
+		b.minimums = mf.Minimums
+	default:
+		return nil, fmt.Errorf(`neither a conformance.json (no "results") nor a minimums file (no "minimums")`)
+	}
+	return b, nil
+}
+
+func (m Minimum) validate() error {
+	if !strings.HasPrefix(m.Metric, MetricPrefix) {
+		return fmt.Errorf("metric %q does not start with %q", m.Metric, MetricPrefix)
+	}
+	if m.GBps <= 0 || math.IsInf(m.GBps, 0) || math.IsNaN(m.GBps) {
+		return fmt.Errorf("gbps %v: want a positive number", m.GBps)
+	}
+	a := m.AppliesTo
+	switch {
+	case a == "gpu", a == "pair", a == "nvlink", a == "pcie", a == "none", a == "unknown":
+	case strings.HasPrefix(a, "gpu:") && len(a) > 4, strings.HasPrefix(a, "pair:") && strings.Contains(a, "-"):
+	default:
+		return fmt.Errorf(`applies_to %q: want gpu, gpu:N, pair, pair:A-B, nvlink, pcie, none or unknown`, a)
+	}
+	return nil
+}
+
+func resultTarget(kind string, gpu, src, dst *int) (string, bool) {
+	switch {
+	case kind == "gpu" && gpu != nil:
+		return fmt.Sprintf("gpu:%d", *gpu), true
+	case kind == "pair" && src != nil && dst != nil:
+		return fmt.Sprintf("pair:%d-%d", *src, *dst), true
+	}
+	return "", false
+}
+
+func (m Minimum) applies(f Figure) bool {
+	if m.Metric != f.Metric {
+		return false
+	}
+	isGPU := strings.HasPrefix(f.Target, "gpu:")
+	switch m.AppliesTo {
+	case "gpu":
+		return isGPU
+	case "pair":
+		return !isGPU
+	case "nvlink", "pcie", "none", "unknown":
+		return !isGPU && f.Link == m.AppliesTo
+	}
+	return m.AppliesTo == f.Target
+}
+
+// Judge is the gate for one figure. A previous run's figure gates transfers
+// of at least GateMinSize with the tolerance: the figure fails below
+// reference × (1 − tolerance). Minimums are floors (no tolerance); when
+// several apply, the highest counts. Without a baseline, or when the
+// baseline has nothing for the figure, the figure is not gated.
+func (b *Baseline) Judge(f Figure, tolerance float64) Verdict {
+	v := Verdict{Figure: f, Pass: true}
+	if b == nil {
+		return v
+	}
+	if b.previous != nil {
+		ref, ok := b.previous[f.Target+" "+f.Metric]
+		if !ok || f.Bytes < GateMinSize {
+			return v
+		}
+		v.Gated, v.Reference = true, ref
+		v.Threshold = ref * (1 - tolerance)
+		v.From = fmt.Sprintf("%.1f GB/s in %s − %g %%", ref, b.Path, 100*tolerance)
+	}
+	for _, m := range b.minimums {
+		if m.applies(f) && (!v.Gated || m.GBps > v.Threshold) {
+			v.Gated, v.Reference, v.Threshold = true, m.GBps, m.GBps
+			v.From = fmt.Sprintf("minimum for %s in %s", m.AppliesTo, b.Path)
+		}
+	}
+	v.Pass = !v.Gated || f.GBps >= v.Threshold
+	return v
+}
+
+// JudgeAll judges every figure and returns the failures and the figures the
+// baseline did not cover, each sorted for a stable message.
+func (b *Baseline) JudgeAll(figs []Figure, tolerance float64) (failed []Verdict, ungated []string) {
+	for _, f := range figs {
+		v := b.Judge(f, tolerance)
+		switch {
+		case !v.Gated:
+			ungated = append(ungated, f.Metric)
+		case !v.Pass:
+			failed = append(failed, v)
+		}
+	}
+	sort.Slice(failed, func(i, j int) bool { return failed[i].Metric < failed[j].Metric })
+	sort.Strings(ungated)
+	return failed, ungated
+}

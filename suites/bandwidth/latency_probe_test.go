@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package bandwidth
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gmeasure"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// Latency probe parameters.
+const (
+	chaseTable  = 64 * MiB // the chain's memory, larger than an H200's 50 MB L2 (reference §12)
+	chaseStride = 128      // bytes between elements: one element per 128-byte L2 line
+	chaseHops   = 20000    // hops per timed chase (reference §12)
+	chaseReps   = 3
+	smallReps   = 200 // round trips of a 4-byte copy
+	smallBatch  = 256 // 4-byte copies per pipelined batch
+)
+
+// smallCopyLatency times a 4-byte transfer enqueued by enqueue on st:
+// round trip (host enqueue to host seeing completion), the events' time of
+// a single copy, and the time per copy of a pipelined batch. dst must read
+// back as src's word afterwards.
+func (s *session) smallCopyLatency(st backend.Stream, src, dst *buffer, what string, enqueue func() error) {
+	GinkgoHelper()
+	g := s.gpuOf(st.Device())
+	want := harness.RandomWords(harness.Seed(s.id, s.target), 1)
+	s.h.Upload(src.gpu, src.ptr, want)
+	s.h.Fill(dst.gpu, dst.ptr, harness.Poison, 1)
+	start, end := s.h.Event(g, backend.EventDefault), s.h.Event(g, backend.EventDefault)
+	exp := gmeasure.NewExperiment("latency of " + what)
+	reps := smallReps
+	if s.fake != "" {
+		reps = 10
+	}
+	By(fmt.Sprintf("timing %d round trips of %s", reps, what))
+	for range reps {
+		t0 := time.Now()
+		harness.ExpectNoError(s.b.RecordEvent(start, st), "record the start event on %s", g)
+		harness.ExpectNoError(enqueue(), "enqueue %s", what)
+		harness.ExpectNoError(s.b.RecordEvent(end, st), "record the end event on %s", g)
+		harness.ExpectNoError(s.h.WaitEvent(s.ctx, end, what), "wait")
+		exp.RecordDuration("round trip", time.Since(t0), gmeasure.Precision(100*time.Nanosecond))
+		ms, err := s.b.ElapsedTime(start, end)
+		harness.ExpectNoError(err, "cuEventElapsedTime on %s", g)
+		exp.RecordValue("single (events)", float64(ms)*1000, gmeasure.Units("µs"), gmeasure.Precision(2))
+	}
+	By(fmt.Sprintf("timing batches of %d back-to-back %s", smallBatch, what))
+	hold := s.newHold(g)
+	for rep := 0; rep < chaseReps+2; rep++ {
+		hold.launch(st)
+		harness.ExpectNoError(s.b.RecordEvent(start, st), "record the start event on %s", g)
+		t0 := time.Now()
+		for range smallBatch {
+			harness.ExpectNoError(enqueue(), "enqueue %s", what)
+		}
+		harness.ExpectNoError(s.b.RecordEvent(end, st), "record the end event on %s", g)
+		enqueued := time.Since(t0)
+		harness.ExpectNoError(s.h.WaitEvent(s.ctx, end, what), "wait")
+		if hold.tooShort(enqueued) && rep < chaseReps+1 {
+			continue // the GPU caught up with the host: lengthen the hold and redo
+		}
+		ms, err := s.b.ElapsedTime(start, end)
+		harness.ExpectNoError(err, "cuEventElapsedTime on %s", g)
+		exp.RecordValue("pipelined", float64(ms)*1000/smallBatch, gmeasure.Units("µs"), gmeasure.Precision(3))
+	}
+	AddReportEntry(exp.Name, exp, ReportEntryVisibilityFailureOrVerbose)
+	Expect(s.h.Download(dst.gpu, dst.ptr, 1)).To(harness.EqualWords(want), "the word %s delivered to %s", what, dst.where)
+
+	rt := exp.GetStats("round trip").DurationFor(gmeasure.StatMedian)
+	detail := fmt.Sprintf("%s, 4 bytes; %s=%s (%s)", what, s.targetKind(), s.targetID(), s.targetName)
+	harness.Metric("latency_us.roundtrip", float64(rt)/1e3, "µs", detail+fmt.Sprintf("; median of %d: host enqueue to host seeing the event complete (polling)", reps))
+	harness.Metric("latency_us.single", exp.GetStats("single (events)").ValueFor(gmeasure.StatMedian), "µs", detail+"; median event time around one copy")
+	harness.Metric("latency_us.pipelined", exp.GetStats("pipelined").ValueFor(gmeasure.StatMedian), "µs",
+		detail+fmt.Sprintf("; median of batches of %d back-to-back copies, time per copy (events)%s", smallBatch, s.noteSuffix()))
+}
+
+// chaseLatency times kernels.PointerChase on g over a random cycle in
+// owner's memory: each timed chase continues where the previous one ended,
+// so no element is visited twice (cache-cold data); a last chase repeats the
+// previous one's elements (the revisit figure, cache-warm where the memory
+// is cacheable on g).
+func (s *session) chaseLatency(g, owner harness.GPU) {
+	GinkgoHelper()
+	size := min(uint64(chaseTable), max(s.max, MiB))
+	nodes := int(size / chaseStride)
+	hops := uint64(min(chaseHops, nodes/(chaseReps+3)))
+	if s.fake != "" {
+		hops = min(hops, 1000)
+	}
+	base := s.h.Alloc(owner, size)
+	next := s.buildChain(owner, base, nodes)
+	out := s.h.Alloc(g, 16)
+	st := s.h.Stream(g)
+	where := owner.String() + "'s memory"
+
+	exp := gmeasure.NewExperiment(fmt.Sprintf("pointer chase by %s through %s", g, where))
+	node, prev := 0, 0
+	for rep := 0; rep <= chaseReps+1; rep++ { // rep 0 warms up; the last revisits
+		from := node
+		if rep == chaseReps+1 {
+			from = prev
+		}
+		var ns uint64
+		node, ns = s.chase(st, out, base, next, from, hops, where)
+		prev = from
+		switch {
+		case rep == chaseReps+1:
+			exp.RecordValue("revisit", float64(ns)/float64(hops), gmeasure.Units("ns/hop"), gmeasure.Precision(1))
+		case rep > 0:
+			exp.RecordValue("fresh", float64(ns)/float64(hops), gmeasure.Units("ns/hop"), gmeasure.Precision(1))
+		}
+	}
+	AddReportEntry(exp.Name, exp, ReportEntryVisibilityFailureOrVerbose)
+	detail := fmt.Sprintf("one thread on %s, ld.global.cg, %s random cycle in %s, %d-byte element stride, %d hops per chase; %s=%s (%s)",
+		g, SizeLabel(size), where, chaseStride, hops, s.targetKind(), s.targetID(), s.targetName)
+	harness.Metric("chase_ns_per_hop", exp.GetStats("fresh").ValueFor(gmeasure.StatMedian), "ns",
+		detail+fmt.Sprintf("; median of %d chases after a warm-up, each continuing the cycle (no element revisited)%s", chaseReps, s.noteSuffix()))
+	harness.Metric("chase_ns_per_hop.revisit", exp.GetStats("revisit").ValueFor(gmeasure.StatMedian), "ns",
+		detail+"; the last chase's elements again (comparable to reference §12's second run)"+s.noteSuffix())
+}
+
+// buildChain writes a random single cycle over nodes elements (Sattolo's
+// algorithm) into owner's memory at base and returns the successor table.
+func (s *session) buildChain(owner harness.GPU, base backend.DevicePtr, nodes int) []int {
+	GinkgoHelper()
+	r := rand.New(rand.NewPCG(harness.Seed(s.id, s.target, "chain"), 1))
+	perm := make([]int, nodes)
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := nodes - 1; i > 0; i-- {
+		j := r.IntN(i)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	next := make([]int, nodes)
+	table := make([]byte, nodes*chaseStride)
+	for i := range nodes {
+		next[perm[i]] = perm[(i+1)%nodes]
+	}
+	for i, n := range next {
+		binary.LittleEndian.PutUint64(table[i*chaseStride:], uint64(base)+uint64(n*chaseStride))
+	}
+	By(fmt.Sprintf("writing a %d-element pointer cycle into %s's memory", nodes, owner))
+	harness.ExpectNoError(s.b.CopyToDevice(owner.Ordinal, base, table), "copy the pointer chain to %s", owner)
+	return next
+}
+
+// chase runs one chase from element from and returns the element it ended
+// on (checked against the chain) and the kernel's nanoseconds.
+func (s *session) chase(st backend.Stream, out, base backend.DevicePtr, next []int, from int, hops uint64, where string) (int, uint64) {
+	GinkgoHelper()
+	g := s.gpuOf(st.Device())
+	start := uint64(base) + uint64(from*chaseStride)
+	s.h.Launch(st, kernels.PointerChase, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, start, hops, uint64(out))
+	s.h.MustWait(s.ctx, st, fmt.Sprintf("a %d-hop pointer chase by %s through %s", hops, g, where))
+	w := s.h.Download(g, out, 4)
+	end, ns := uint64(w[0])|uint64(w[1])<<32, uint64(w[2])|uint64(w[3])<<32
+	want := from
+	for range hops {
+		want = next[want]
+	}
+	Expect(end).To(Equal(uint64(base)+uint64(want*chaseStride)),
+		"the chase by %s through %s from element %d ended at 0x%x after %d hops; the chain leads to element %d at 0x%x",
+		g, where, from, end, hops, want, uint64(base)+uint64(want*chaseStride))
+	return want, ns
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package bandwidth
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// copyBlock is the block size of the kernel copy.
+const copyBlock = 256
+
+// peerCopy enqueues cuMemcpyPeerAsync from the lane's source to its
+// destination (each named with its owner device).
+func (s *session) peerCopy(l *lane, n uint64) error {
+	return s.b.CopyPeerAsync(l.stream, l.dst.cePtr, l.dst.gpu.Ordinal, l.src.cePtr, l.src.gpu.Ordinal, n)
+}
+
+// copyAsync enqueues cuMemcpyAsync (direction inferred under UVA).
+func (s *session) copyAsync(l *lane, n uint64) error {
+	return s.b.CopyAsync(l.stream, l.dst.cePtr, l.src.cePtr, n)
+}
+
+// kernelCopy returns an enqueue function launching kernels.BWCopy on g:
+// enough blocks of copyBlock threads for four vectors per thread, at most
+// as many as fit on g at once (cuOccupancyMaxActiveBlocksPerMultiprocessor ×
+// SMs), so a large copy runs as one full wave of grid-stride loops.
+func (s *session) kernelCopy(g harness.GPU) func(l *lane, n uint64) error {
+	GinkgoHelper()
+	per, err := s.b.MaxActiveBlocks(g.Ordinal, kernels.BWCopy, copyBlock)
+	harness.ExpectNoError(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor(%s, %d threads) on %s", kernels.BWCopy, copyBlock, g)
+	full := uint64(max(per, 1) * max(g.Info.SMCount, 1))
+	s.note("kernel %s on %s: up to %d blocks of %d threads (%d per SM × %d SMs), 16-byte vectors, 4 in flight per thread",
+		kernels.BWCopy.Entry, g, full, copyBlock, per, g.Info.SMCount)
+	return func(l *lane, n uint64) error {
+		n16 := n / 16
+		grid := min(max((n16+4*copyBlock-1)/(4*copyBlock), 1), full)
+		cfg := backend.LaunchConfig{Grid: kernels.D1(uint32(grid)), Block: kernels.D1(copyBlock)}
+		return s.b.Launch(l.stream, kernels.BWCopy, cfg, uint64(l.dst.ptr), uint64(l.src.ptr), n16)
+	}
+}
+
+// requireHostMapping skips unless g can map pinned host memory into the
+// unified address space (the fill and verify kernels read and write it,
+// and cuMemcpyAsync infers the direction from the address).
+func (s *session) requireHostMapping(g harness.GPU) {
+	GinkgoHelper()
+	s.h.RequireAttribute(g, backend.AttrUnifiedAddressing, 1)
+	s.h.RequireAttribute(g, backend.AttrCanMapHostMemory, 1)
+}
+
+// measure runs the bench, records its figures and, with a nominal rate, the
+// fraction of it; then gates the figures against the baseline.
+func (b *bench) measure(nominal nominalFn, directions int) {
+	GinkgoHelper()
+	res := b.run()
+	figs := b.record(res)
+	if nominal != nil {
+		b.recordFraction(res, nominal, directions)
+	}
+	b.gate(figs)
+}
+
+// runsBidirectional says whether p carries the bidirectional specs: a
+// bidirectional measurement is one of the unordered pair, so it runs on the
+// ordered pair whose source has the lower ordinal, unless the selection
+// (P2PCONF_PAIRS) left only the other one.
+func runsBidirectional(p harness.Pair) bool {
+	if p.A.Ordinal < p.B.Ordinal {
+		return true
+	}
+	for _, q := range harness.Pairs() {
+		if q.A.Ordinal == p.B.Ordinal && q.B.Ordinal == p.A.Ordinal {
+			return false
+		}
+	}
+	return true
+}
+
+func both(p harness.Pair) string { return fmt.Sprintf("%s and %s", p.A, p.B) }

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package bandwidth
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// Check IDs of this suite.
+const (
+	idCopyEngine = "bandwidth.copy-engine"
+	idSMCopy     = "bandwidth.sm-read-write"
+	idLatency    = "bandwidth.latency"
+)
+
+var (
+	configOnce sync.Once
+	suiteCfg   Config
+	suiteErr   error
+)
+
+// suiteConfig reads the suite's variables once; a malformed value fails
+// every spec with the variable, the value and what is wanted.
+func suiteConfig() Config {
+	GinkgoHelper()
+	configOnce.Do(func() { suiteCfg, suiteErr = ReadConfig(os.Getenv) })
+	Expect(suiteErr).NotTo(HaveOccurred(), "bandwidth suite configuration")
+	return suiteCfg
+}
+
+// poisonMask turns a source seed into the seed of the pattern a destination
+// is filled with before a transfer, so a transfer that moved nothing (or
+// left stale data of an earlier spec) fails verification.
+const poisonMask = 0x5A5A5A5A
+
+// session is one spec's measuring context.
+type session struct {
+	h          *harness.Harness
+	b          backend.Backend
+	ctx        context.Context
+	cfg        Config
+	id         string
+	target     string // "gpu:0" or "pair:0-1", as the labels write it
+	targetName string // "GPU0" or "GPU0→GPU1"
+	link       string // pair's link label, "" for a GPU
+	fake       string // backend name when it is the fake, else ""
+	max        uint64
+	sizes      []uint64
+	notes      []string // conditions of the measurement, added to every detail
+	util       map[backend.Device]backend.Stream
+	verifyOut  map[backend.Device]backend.DevicePtr
+}
+
+func newSession(h *harness.Harness, ctx context.Context, id, target, targetName, link string) *session {
+	GinkgoHelper()
+	s := &session{h: h, b: h.B(), ctx: ctx, cfg: suiteConfig(), id: id, target: target, targetName: targetName, link: link,
+		util: map[backend.Device]backend.Stream{}, verifyOut: map[backend.Device]backend.DevicePtr{}}
+	s.max = s.cfg.MaxSize
+	if name := s.b.Name(); strings.HasPrefix(name, "fake") {
+		s.fake = name
+		s.max = min(s.max, FakeMaxSize)
+		s.note("backend %s: simulated, not a hardware figure; sizes capped at %s", name, SizeLabel(FakeMaxSize))
+	}
+	s.sizes = Sizes(s.max)
+	s.max = s.sizes[len(s.sizes)-1]
+	return s
+}
+
+func pairSession(h *harness.Harness, ctx context.Context, id string, p harness.Pair) *session {
+	GinkgoHelper()
+	return newSession(h, ctx, id, "pair:"+p.ID(), p.String(), p.Link)
+}
+
+func gpuSession(h *harness.Harness, ctx context.Context, id string, g harness.GPU) *session {
+	GinkgoHelper()
+	return newSession(h, ctx, id, fmt.Sprintf("gpu:%d", int(g.Ordinal)), g.String(), "")
+}
+
+func (s *session) note(format string, args ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+}
+
+// noteSuffix is the notes as a detail suffix ("; note; note"), or "".
+func (s *session) noteSuffix() string {
+	if len(s.notes) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(s.notes, "; ")
+}
+
+// targetKind is "gpu" or "pair"; targetID is "0" or "0-1".
+func (s *session) targetKind() string { k, _, _ := strings.Cut(s.target, ":"); return k }
+func (s *session) targetID() string   { _, id, _ := strings.Cut(s.target, ":"); return id }
+
+// seed is the pattern seed of lane i's source.
+func (s *session) seed(i int) uint32 { return uint32(harness.Seed(s.id, s.target, i)) }
+
+// batchFor is how many transfers one timed batch holds: small transfers are
+// batched (up to 64, about 32 MiB in all) so a batch lasts well above the
+// event timer's resolution (about 0.5 µs).
+func (s *session) batchFor(size uint64) int {
+	n := int(min(max(32*MiB/size, 1), 64))
+	if s.fake != "" {
+		n = min(n, 2)
+	}
+	return n
+}
+
+// repsFor is how many timed batches a size gets.
+func (s *session) repsFor(size uint64) int {
+	switch {
+	case s.fake != "":
+		return 3
+	case size >= 64*MiB:
+		return 5
+	}
+	return 9
+}
+
+func (s *session) gpuOf(d backend.Device) harness.GPU {
+	for _, g := range harness.GPUs() {
+		if g.Ordinal == d {
+			return g
+		}
+	}
+	Fail(fmt.Sprintf("no selected GPU has ordinal %d", int(d)))
+	return harness.GPU{}
+}
+
+// utilStream is a stream of g for fills and verifications.
+func (s *session) utilStream(g harness.GPU) backend.Stream {
+	GinkgoHelper()
+	if st, ok := s.util[g.Ordinal]; ok {
+		return st
+	}
+	st := s.h.Stream(g)
+	s.util[g.Ordinal] = st
+	return st
+}
+
+// buffer is memory a lane copies from or to.
+type buffer struct {
+	gpu   harness.GPU       // whose kernels fill and verify it
+	ptr   backend.DevicePtr // address kernels use
+	cePtr backend.DevicePtr // address copies use (the host address for pinned memory)
+	where string            // "GPU1's memory", "pinned host memory"
+}
+
+func (s *session) devBuf(g harness.GPU) *buffer {
+	GinkgoHelper()
+	p := s.h.Alloc(g, s.max)
+	return &buffer{gpu: g, ptr: p, cePtr: p, where: g.String() + "'s memory"}
+}
+
+// hostBuf is pinned, mapped host memory allocated with g's context.
+func (s *session) hostBuf(g harness.GPU) *buffer {
+	GinkgoHelper()
+	hb := s.h.HostAlloc(g, s.max, backend.HostAllocPortable|backend.HostAllocDeviceMap)
+	p, err := s.b.HostDevicePointer(g.Ordinal, hb)
+	harness.ExpectNoError(err, "cuMemHostGetDevicePointer of %s of pinned host memory with %s", SizeLabel(s.max), g)
+	return &buffer{gpu: g, ptr: p, cePtr: hb.Ptr, where: "pinned host memory"}
+}
+
+// wordShape is a launch shape for the word kernels Fill and Verify: 256
+// threads per block, at most 4 blocks per SM (they loop over the rest).
+func (s *session) wordShape(g harness.GPU, words uint64) backend.LaunchConfig {
+	blocks := min(max((words+255)/256, 1), uint64(max(4*g.Info.SMCount, 1)))
+	return backend.LaunchConfig{Grid: kernels.D1(uint32(blocks)), Block: kernels.D1(256)}
+}
+
+// fill writes kernels.PatternWord(seed, i) into the first words of b.
+func (s *session) fill(b *buffer, words uint64, seed uint32) {
+	GinkgoHelper()
+	st := s.utilStream(b.gpu)
+	s.h.Launch(st, kernels.Fill, s.wordShape(b.gpu, words), uint64(b.ptr), words, uint64(seed))
+	s.h.MustWait(s.ctx, st, fmt.Sprintf("fill %d words of %s", words, b.where))
+}
+
+// verify checks the first words of b against the pattern of seed.
+func (s *session) verify(b *buffer, words uint64, seed uint32, what string) {
+	GinkgoHelper()
+	st := s.utilStream(b.gpu)
+	out, ok := s.verifyOut[b.gpu.Ordinal]
+	if !ok {
+		out = s.h.Alloc(b.gpu, 8)
+		s.verifyOut[b.gpu.Ordinal] = out
+	}
+	s.h.Upload(b.gpu, out, []uint32{0, 0xFFFFFFFF})
+	s.h.Launch(st, kernels.Verify, s.wordShape(b.gpu, words), uint64(b.ptr), words, uint64(seed), uint64(out))
+	s.h.MustWait(s.ctx, st, "verify "+what)
+	res := s.h.Download(b.gpu, out, 2)
+	Expect(res[0]).To(BeZero(), "%s: %d of %d words differ from the source's pattern (first bad word %d, byte offset 0x%x)",
+		what, res[0], words, res[1], 4*uint64(res[1]))
+}
+
+// enablePeers enables peer access both ways where the driver allows it
+// (copy engines then go over the link instead of staging through the host)
+// and notes what it did.
+func (s *session) enablePeers(p harness.Pair) {
+	GinkgoHelper()
+	var on, off []string
+	for _, q := range []harness.Pair{p, p.Reverse()} {
+		ok, err := s.b.CanAccessPeer(q.A.Ordinal, q.B.Ordinal)
+		harness.ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", q.A, q.B)
+		if ok {
+			s.h.MustEnablePeerAccess(q)
+			on = append(on, q.String())
+		} else {
+			off = append(off, q.String())
+		}
+	}
+	switch {
+	case len(off) == 0:
+		s.note("peer access enabled both ways")
+	case len(on) == 0:
+		s.note("no peer access (cuDeviceCanAccessPeer=0 both ways): the driver stages copies through host memory")
+	default:
+		s.note("peer access enabled %s only (cuDeviceCanAccessPeer=0 for %s)", strings.Join(on, ", "), strings.Join(off, ", "))
+	}
+}
+
+// requirePeers skips unless kernels on p.A may touch p.B's memory (and, for
+// both, the reverse), then enables it.
+func (s *session) requirePeers(p harness.Pair, both bool) {
+	GinkgoHelper()
+	pairs := []harness.Pair{p}
+	if both {
+		pairs = append(pairs, p.Reverse())
+	}
+	for _, q := range pairs {
+		s.h.RequirePeerAccess(q)
+	}
+	for _, q := range pairs {
+		s.h.MustEnablePeerAccess(q)
+	}
+	s.note("peer access enabled %s", map[bool]string{false: "one way", true: "both ways"}[both])
+}
+
+// wordBuf is one word of g's memory.
+func (s *session) wordBuf(g harness.GPU) *buffer {
+	GinkgoHelper()
+	p := s.h.Alloc(g, 4)
+	return &buffer{gpu: g, ptr: p, cePtr: p, where: g.String() + "'s memory"}
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package bandwidth
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/p2pconf/p2pconf/harness"
+)
+
+var _ = Describe("Kernel-driven copy bandwidth", func() {
+	h := harness.New()
+	timeout := harness.RunConfig().SpecTimeout
+
+	for _, p := range harness.Pairs() {
+		/*
+		   ID: bandwidth.sm-read-write (info + gate)
+		   Requirement: with peer access enabled A→B, a kernel on A (bw_copy_v4: ld/st.global.v4.u32,
+		   grid-stride) MUST read all of B's buffer into A's, and MUST write all of A's buffer into B's; the
+		   effective bandwidth of each is recorded per size with the fraction of the link's nominal rate.
+		   With P2PCONF_BASELINE the figures MUST NOT fall below the baseline by more than the tolerance.
+		   Source: CUDA Programming Guide "Peer-to-Peer Memory Access"; reference §12 (read 372, write 370 GB/s).
+		   Applies to: ordered pairs with cuDeviceCanAccessPeer(A, B) = 1.
+		*/
+		It(fmt.Sprintf("lets a kernel on %s read %s's memory into its own at every size", p.A, p.B),
+			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
+				s := pairSession(h, ctx, idSMCopy, p)
+				s.requirePeers(p, false)
+				b := s.bench("sm", "read", fmt.Sprintf("a kernel on %s reading %s's memory", p.A, p.B))
+				b.addLane(p.B.String()+"→"+p.A.String(), h.Stream(p.A), s.devBuf(p.B), s.devBuf(p.A), s.kernelCopy(p.A))
+				b.measure(pairNominal(p), 1)
+			}, SpecTimeout(timeout))
+
+		It(fmt.Sprintf("lets a kernel on %s write its memory into %s's at every size", p.A, p.B),
+			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
+				s := pairSession(h, ctx, idSMCopy, p)
+				s.requirePeers(p, false)
+				b := s.bench("sm", "write", fmt.Sprintf("a kernel on %s writing into %s's memory", p.A, p.B))
+				b.addLane(p.String(), h.Stream(p.A), s.devBuf(p.A), s.devBuf(p.B), s.kernelCopy(p.A))
+				b.measure(pairNominal(p), 1)
+			}, SpecTimeout(timeout))
+
+		if !runsBidirectional(p) {
+			continue
+		}
+		It(fmt.Sprintf("lets kernels on %s each read the other's memory at once", both(p)),
+			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
+				s := pairSession(h, ctx, idSMCopy, p)
+				s.requirePeers(p, true)
+				b := s.bench("sm", "read-bidir", "kernels on "+both(p)+" each reading the other's memory")
+				b.addLane(p.B.String()+"→"+p.A.String(), h.Stream(p.A), s.devBuf(p.B), s.devBuf(p.A), s.kernelCopy(p.A))
+				b.addLane(p.A.String()+"→"+p.B.String(), h.Stream(p.B), s.devBuf(p.A), s.devBuf(p.B), s.kernelCopy(p.B))
+				b.measure(pairNominal(p), 2)
+			}, SpecTimeout(timeout))
+
+		It(fmt.Sprintf("lets kernels on %s each write into the other's memory at once", both(p)),
+			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
+				s := pairSession(h, ctx, idSMCopy, p)
+				s.requirePeers(p, true)
+				b := s.bench("sm", "write-bidir", "kernels on "+both(p)+" each writing into the other's memory")
+				b.addLane(p.String(), h.Stream(p.A), s.devBuf(p.A), s.devBuf(p.B), s.kernelCopy(p.A))
+				b.addLane(p.Reverse().String(), h.Stream(p.B), s.devBuf(p.B), s.devBuf(p.A), s.kernelCopy(p.B))
+				b.measure(pairNominal(p), 2)
+			}, SpecTimeout(timeout))
+	}
+
+	for _, g := range harness.GPUs() {
+		/*
+		   ID: bandwidth.sm-read-write (info + gate)
+		   Requirement: a kernel copy within one GPU's memory MUST copy every byte (recorded counting read
+		   and write, 2 × bytes copied); a kernel reading mapped pinned host memory into the GPU's, and one
+		   writing the GPU's memory into it, MUST move every byte (recorded with the PCIe link's fraction).
+		   Source: CUDA Driver API cuMemHostAlloc(DEVICEMAP), cuMemHostGetDevicePointer. Applies to: every GPU.
+		*/
+		It(fmt.Sprintf("lets a kernel copy within %s's memory at every size", g),
+			harness.GPULabels(idSMCopy, g, harness.Slow), func(ctx SpecContext) {
+				s := gpuSession(h, ctx, idSMCopy, g)
+				b := s.bench("sm", "local", "a kernel copy within "+g.String())
+				b.countReadWrite()
+				b.addLane(g.String(), h.Stream(g), s.devBuf(g), s.devBuf(g), s.kernelCopy(g))
+				b.measure(nil, 0)
+			}, SpecTimeout(timeout))
+
+		It(fmt.Sprintf("lets a kernel on %s read pinned host memory into its own at every size", g),
+			harness.GPULabels(idSMCopy, g, harness.Slow), func(ctx SpecContext) {
+				s := gpuSession(h, ctx, idSMCopy, g)
+				s.requireHostMapping(g)
+				b := s.bench("sm", "h2d", "a kernel on "+g.String()+" reading pinned host memory")
+				b.addLane("host→"+g.String(), h.Stream(g), s.hostBuf(g), s.devBuf(g), s.kernelCopy(g))
+				b.measure(hostNominal(g), 1)
+			}, SpecTimeout(timeout))
+
+		It(fmt.Sprintf("lets a kernel on %s write its memory into pinned host memory at every size", g),
+			harness.GPULabels(idSMCopy, g, harness.Slow), func(ctx SpecContext) {
+				s := gpuSession(h, ctx, idSMCopy, g)
+				s.requireHostMapping(g)
+				b := s.bench("sm", "d2h", "a kernel on "+g.String()+" writing into pinned host memory")
+				b.addLane(g.String()+"→host", h.Stream(g), s.devBuf(g), s.hostBuf(g), s.kernelCopy(g))
+				b.measure(hostNominal(g), 1)
+			}, SpecTimeout(timeout))
+	}
+})

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package ipc_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/cuerr"
+)
+
+// The agent role is the other process of an IPC spec: an importer (or, for
+// exporter-exits-first, an exporter) that runs one command from the spec at
+// a time and answers each with an agentReply. A driver error of the command
+// is answered as data, because the specs assert on it; any other error ends
+// the role and fails the spec with the role's last step.
+var agentRole = harness.RegisterHelper("ipc.agent", runAgent)
+
+// Agent commands.
+const (
+	opExport    = "export"     // allocate Size bytes, fill from Seed, answer the handle
+	opOpen      = "open"       // cuIpcOpenMemHandle of Handle (any length, zero-padded to 64 bytes)
+	opOpenEvent = "open-event" // cuIpcOpenEventHandle of Handle
+	opVerify    = "verify"     // kernel reads Size bytes at the opened pointer against Seed
+	opFill      = "fill"       // kernel writes Size bytes at the opened pointer from Seed
+	opConsume   = "consume"    // cuStreamWaitEvent on the opened event if Wait, then verify
+	opClose     = "close"      // cuIpcCloseMemHandle of the opened pointer
+	opProbe     = "probe"      // cuPointerGetAttribute on Ptr, then a kernel reading Size bytes there
+	opExit      = "exit"       // return; Abandon skips every cleanup (the process just exits)
+)
+
+type agentCmd struct {
+	Op      string `json:"op"`
+	Device  int    `json:"device"`
+	Handle  []byte `json:"handle,omitempty"`
+	Ptr     uint64 `json:"ptr,omitempty"`
+	Size    uint64 `json:"size,omitempty"`
+	Seed    uint32 `json:"seed,omitempty"`
+	Wait    bool   `json:"wait,omitempty"`
+	Abandon bool   `json:"abandon,omitempty"`
+}
+
+type agentReply struct {
+	Code    int32   `json:"code"` // the command's CUDA result; 0 for success
+	Error   string  `json:"error,omitempty"`
+	Ptr     uint64  `json:"ptr,omitempty"`    // open, export
+	Handle  []byte  `json:"handle,omitempty"` // export
+	Verdict verdict `json:"verdict"`          // verify, consume, probe
+	// AttrCode and Attr are cuPointerGetAttribute(DEVICE_ORDINAL)'s result (probe).
+	AttrCode int32 `json:"attrCode"`
+	Attr     int64 `json:"attr"`
+}
+
+// agent is the role's state.
+type agent struct {
+	b        backend.Backend
+	dev      backend.Device
+	w        *gpuWork
+	exported backend.DevicePtr // own allocation (export)
+	opened   backend.DevicePtr // imported mapping (open), 0 when none
+	event    backend.Event
+	fault    bool // a kernel failed: the context may be poisoned, skip cleanups
+}
+
+func runAgent(ctx context.Context, c *harness.HelperConn) (err error) {
+	m, err := harness.HelperBackendMachine()
+	if err != nil {
+		return err
+	}
+	a := &agent{b: m.Backend}
+	abandon := false
+	defer func() {
+		if !a.fault && !abandon {
+			err = errors.Join(err, a.cleanup())
+		}
+	}()
+	for {
+		var cmd agentCmd
+		if err := c.Recv(&cmd); err != nil {
+			return err
+		}
+		c.Step(fmt.Sprintf("%s on GPU%d", cmd.Op, cmd.Device))
+		if cmd.Op == opExit {
+			abandon = cmd.Abandon
+			return nil
+		}
+		a.dev = backend.Device(cmd.Device)
+		reply, err := a.do(ctx, cmd)
+		if err != nil {
+			code, ok := cuerr.Code(err)
+			if !ok {
+				return err
+			}
+			reply.Code, reply.Error = int32(code), err.Error()
+		}
+		if err := c.Send(reply); err != nil {
+			return err
+		}
+	}
+}
+
+func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
+	var rep agentReply
+	switch cmd.Op {
+	case opExport:
+		p, err := a.b.Alloc(a.dev, cmd.Size)
+		if err != nil {
+			return rep, err
+		}
+		a.exported, rep.Ptr = p, uint64(p)
+		if err := a.kernel(ctx, func(w *gpuWork) error { return w.fill(ctx, p, cmd.Size/4, cmd.Seed) }); err != nil {
+			return rep, err
+		}
+		h, err := a.b.IPCGetMemHandle(a.dev, p)
+		rep.Handle = h[:]
+		return rep, err
+	case opOpen:
+		var h backend.IPCHandle
+		copy(h[:], cmd.Handle)
+		p, err := a.b.IPCOpenMemHandle(a.dev, h)
+		if err == nil {
+			a.opened, rep.Ptr = p, uint64(p)
+		}
+		return rep, err
+	case opOpenEvent:
+		var h backend.IPCHandle
+		copy(h[:], cmd.Handle)
+		ev, err := a.b.IPCOpenEventHandle(a.dev, h)
+		if err == nil {
+			a.event = ev
+		}
+		return rep, err
+	case opVerify, opFill, opConsume:
+		return rep, a.useOpened(ctx, cmd, &rep)
+	case opClose:
+		p := a.opened
+		a.opened = 0
+		return rep, a.b.IPCCloseMemHandle(a.dev, p)
+	case opProbe:
+		// The attribute is read before this process allocates anything, so
+		// none of its own allocations can sit at the address.
+		var aerr error
+		rep.Attr, aerr = a.b.PointerAttribute(a.dev, backend.PointerDeviceOrdinal, backend.DevicePtr(cmd.Ptr))
+		rep.AttrCode = codeOf(aerr)
+		return rep, a.kernel(ctx, func(w *gpuWork) (err error) {
+			rep.Verdict, err = w.verify(ctx, backend.DevicePtr(cmd.Ptr), cmd.Size/4, cmd.Seed)
+			return err
+		})
+	}
+	return rep, fmt.Errorf("unknown command %q", cmd.Op)
+}
+
+// useOpened runs a kernel on the opened mapping (waiting on the opened
+// event first for consume with Wait).
+func (a *agent) useOpened(ctx context.Context, cmd agentCmd, rep *agentReply) error {
+	if a.opened == 0 {
+		return errors.New("no mapping is open")
+	}
+	return a.kernel(ctx, func(w *gpuWork) (err error) {
+		switch {
+		case cmd.Op == opFill:
+			return w.fill(ctx, a.opened, cmd.Size/4, cmd.Seed)
+		case cmd.Op == opConsume && cmd.Wait:
+			if a.event == nil {
+				return errors.New("no event is open")
+			}
+			if err := a.b.StreamWaitEvent(w.stream, a.event); err != nil {
+				return err
+			}
+		}
+		rep.Verdict, err = w.verify(ctx, a.opened, cmd.Size/4, cmd.Seed)
+		return err
+	})
+}
+
+// kernel runs f with this GPU's stream and result buffer, made on first use.
+func (a *agent) kernel(ctx context.Context, f func(w *gpuWork) error) error {
+	if a.w == nil || a.w.dev != a.dev {
+		if err := a.closeWork(); err != nil {
+			return err
+		}
+		w, err := newGPUWork(a.b, a.dev)
+		if err != nil {
+			return err
+		}
+		a.w = w
+	}
+	err := f(a.w)
+	a.fault = a.fault || err != nil
+	return err
+}
+
+func (a *agent) closeWork() error {
+	if a.w == nil {
+		return nil
+	}
+	err := a.w.close()
+	a.w = nil
+	return err
+}
+
+func (a *agent) cleanup() error {
+	var errs []error
+	if a.opened != 0 {
+		errs = append(errs, a.b.IPCCloseMemHandle(a.dev, a.opened))
+	}
+	if a.event != nil {
+		errs = append(errs, a.b.DestroyEvent(a.event))
+	}
+	if a.exported != 0 {
+		errs = append(errs, a.b.Free(a.dev, a.exported))
+	}
+	errs = append(errs, a.closeWork())
+	return errors.Join(errs...)
+}
+
+func codeOf(err error) int32 {
+	code, _ := cuerr.Code(err)
+	return int32(code)
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package ipc_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/cuerr"
+)
+
+// ipcBytes is the size of every exported allocation: a multiple of the 2 MiB
+// large page, so the allocation has pages of its own and freeing it returns
+// them (small allocations share pooled pages).
+const ipcBytes = 8 << 20
+
+// agentHelper is the spec's side of an agent process working on dev.
+type agentHelper struct {
+	hp  *harness.Helper
+	dev harness.GPU
+}
+
+func startAgent(ctx context.Context, h *harness.Harness, dev harness.GPU) *agentHelper {
+	GinkgoHelper()
+	return &agentHelper{hp: h.StartHelper(ctx, agentRole, harness.HelperOptions{Deadline: 40 * time.Second}), dev: dev}
+}
+
+// do sends cmd (on the agent's GPU) and returns the answer; an agent that
+// fails or does not answer before its deadline fails the spec, naming its
+// last step.
+func (a *agentHelper) do(cmd agentCmd) agentReply {
+	GinkgoHelper()
+	cmd.Device = int(a.dev.Ordinal)
+	harness.ExpectNoError(a.hp.Send(cmd), "send %q to the agent on %s", cmd.Op, a.dev)
+	var rep agentReply
+	harness.ExpectNoError(a.hp.Recv(&rep), "the agent's answer to %q on %s", cmd.Op, a.dev)
+	return rep
+}
+
+// must is do, failing the spec unless the command succeeded.
+func (a *agentHelper) must(cmd agentCmd, what string) agentReply {
+	GinkgoHelper()
+	rep := a.do(cmd)
+	Expect(rep.Code).To(BeZero(), "%s: %s", what, rep.Error)
+	return rep
+}
+
+// exit ends the agent and checks that it ended well.
+func (a *agentHelper) exit(ctx context.Context, h *harness.Harness, abandon bool) {
+	GinkgoHelper()
+	harness.ExpectNoError(a.hp.Send(agentCmd{Op: opExit, Abandon: abandon}), "send exit to the agent on %s", a.dev)
+	harness.ExpectNoError(h.WaitHelper(ctx, a.hp), "agent on %s", a.dev)
+}
+
+// exported is an allocation of this process filled with a pattern and
+// exported with cuIpcGetMemHandle. It is freed after the spec unless the
+// spec freed it.
+type exported struct {
+	h      *harness.Harness
+	g      harness.GPU
+	w      *gpuWork
+	ptr    backend.DevicePtr
+	handle backend.IPCHandle
+	freed  bool
+}
+
+func newExported(ctx context.Context, h *harness.Harness, g harness.GPU, w *gpuWork, seed uint32) *exported {
+	GinkgoHelper()
+	By(fmt.Sprintf("allocating %d bytes on %s, filling them and exporting them with cuIpcGetMemHandle", ipcBytes, g))
+	p, err := h.B().Alloc(g.Ordinal, ipcBytes)
+	harness.ExpectNoError(err, "cuMemAlloc(%d) on %s", ipcBytes, g)
+	e := &exported{h: h, g: g, w: w, ptr: p}
+	DeferCleanup(func() error {
+		if e.freed {
+			return nil
+		}
+		return e.free()
+	})
+	harness.ExpectNoError(w.fill(ctx, p, ipcBytes/4, seed), "fill on %s", g)
+	e.handle, err = h.B().IPCGetMemHandle(g.Ordinal, p)
+	harness.ExpectNoError(err, "cuIpcGetMemHandle on %s", g)
+	return e
+}
+
+func (e *exported) free() error {
+	e.freed = true
+	if err := e.h.B().Free(e.g.Ordinal, e.ptr); err != nil {
+		return fmt.Errorf("exporter's cuMemFree on %s: %w", e.g, err)
+	}
+	return nil
+}
+
+// expectWords checks with a kernel on the exporter's GPU that the
+// allocation holds PatternWord(seed, i).
+func (e *exported) expectWords(ctx context.Context, seed uint32, what string) {
+	GinkgoHelper()
+	v, err := e.w.verify(ctx, e.ptr, ipcBytes/4, seed)
+	harness.ExpectNoError(err, "kernel on %s reading its exported allocation", e.g)
+	Expect(v.Mismatches).To(BeZero(), "%s, read by the exporter on %s: %s", what, e.g, v)
+}
+
+// mustWork is a gpuWork on g whose stream and buffer the fixture releases.
+func mustWork(h *harness.Harness, g harness.GPU) *gpuWork {
+	GinkgoHelper()
+	return &gpuWork{b: h.B(), dev: g.Ordinal, stream: h.Stream(g), result: h.Alloc(g, 8)}
+}
+
+// requireIPC skips where g cannot do legacy IPC (it needs unified addressing).
+func requireIPC(h *harness.Harness, g harness.GPU) {
+	GinkgoHelper()
+	h.RequireAttribute(g, backend.AttrUnifiedAddressing, 1)
+}
+
+// warmUp loads and runs the kernels and exports one allocation on g, so
+// that what the driver allocates lazily exists before a spec reads its
+// free-memory baseline. The warm-up allocation lives until the spec ends.
+func warmUp(ctx context.Context, h *harness.Harness, w *gpuWork, g harness.GPU) {
+	GinkgoHelper()
+	By("warming up the kernels and IPC export on " + g.String())
+	p := h.Alloc(g, ipcBytes)
+	harness.ExpectNoError(w.fill(ctx, p, ipcBytes/4, 1), "warm-up fill on %s", g)
+	_, err := w.verify(ctx, p, ipcBytes/4, 1)
+	harness.ExpectNoError(err, "warm-up verify on %s", g)
+	_, err = h.B().IPCGetMemHandle(g.Ordinal, p)
+	harness.ExpectNoError(err, "warm-up cuIpcGetMemHandle on %s", g)
+}
+
+// freeMemory is cuMemGetInfo's free bytes on g.
+func freeMemory(h *harness.Harness, g harness.GPU) uint64 {
+	GinkgoHelper()
+	free, _, err := h.B().MemInfo(g.Ordinal)
+	harness.ExpectNoError(err, "cuMemGetInfo on %s", g)
+	return free
+}
+
+// expectFreeBackTo polls g's free memory until it equals baseline exactly.
+// Specs run serially and everything a spec uses was warmed up before the
+// baseline, so any difference is memory the driver still holds. Polling
+// allows for a helper process whose teardown the driver finishes after the
+// process is reaped.
+func expectFreeBackTo(ctx context.Context, h *harness.Harness, g harness.GPU, baseline uint64, after string) {
+	GinkgoHelper()
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var last uint64
+	err := harness.WaitFor(wctx, "free memory back to baseline", func() (bool, error) {
+		f, _, err := h.B().MemInfo(g.Ordinal)
+		last = f
+		return f == baseline, err
+	})
+	if err != nil {
+		Fail(fmt.Sprintf("free device memory on %s after %s: want the baseline %d bytes, last read %d (%+d): %v",
+			g, after, baseline, last, int64(last)-int64(baseline), err))
+	}
+}
+
+// expectUnusable checks a probe's answer: the pointer must not give this
+// process the exporter's data. cuPointerGetAttribute must fail, and the
+// kernel must fault or, where this process happens to have memory of its own
+// at the same address (every process lays out its unified address space
+// alike), complete without reading the exporter's pattern. Codes are
+// recorded; the documentation does not fix them.
+func expectUnusable(rep agentReply, what string) {
+	GinkgoHelper()
+	Expect(rep.AttrCode).NotTo(BeZero(), "cuPointerGetAttribute(DEVICE_ORDINAL) on %s answered %d", what, rep.Attr)
+	harness.Finding("cuPointerGetAttribute", cuerr.Result(rep.AttrCode).Error(), what)
+	if rep.Code == 0 {
+		Expect(rep.Verdict.Mismatches).NotTo(BeZero(), "a kernel dereferencing %s completed and read the exporter's data", what)
+		harness.Finding("kernel", "completed without the exporter's data: "+rep.Verdict.String(), what)
+		return
+	}
+	harness.Finding("kernel", cuerr.Result(rep.Code).Error(), what)
+}

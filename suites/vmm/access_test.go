@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package vmm_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+)
+
+func rw(g harness.GPU) backend.Access {
+	return backend.Access{Device: g.Ordinal, Flags: backend.ProtReadWrite}
+}
+
+func ro(g harness.GPU) backend.Access {
+	return backend.Access{Device: g.Ordinal, Flags: backend.ProtRead}
+}
+
+var _ = Describe("vmm: access to a mapping", func() {
+	h := harness.New()
+
+	for _, g := range harness.GPUs() {
+		/*
+			ID: vmm.no-access-until-set
+			Requirement: after cuMemMap and before cuMemSetAccess, cuMemGetAccess
+			MUST report PROT_NONE for the mapping device and a kernel touching
+			the range MUST NOT succeed.
+			Source: CUDA Driver API cuMemMap ("the memory ... is not accessible
+			until cuMemSetAccess"); observed on H200: 0, then 700 ILLEGAL_ADDRESS.
+			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
+		*/
+		It(fmt.Sprintf("gives no access to a new mapping on %s until cuMemSetAccess", g),
+			harness.GPULabels("vmm.no-access-until-set", g, harness.ProcessMulti), func(ctx SpecContext) {
+				granule(h, g, backend.HandleNone)
+				By("mapping memory of " + g.String() + " without cuMemSetAccess, then reading it with a kernel in a helper")
+				res := runProbes(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{}}, Fill: -1,
+					Probes: []probeReq{{Range: 0, Device: int(g.Ordinal)}}})
+				Expect(res).NotTo(BeEmpty(), "probe results from the helper on %s", g)
+				Expect(res[0].Access).To(Equal(backend.ProtNone), "cuMemGetAccess(%s) after cuMemMap, before cuMemSetAccess", g)
+				expectFault(res, 0, fmt.Sprintf("kernel on %s reading a mapping without access", g))
+			}, SpecTimeout(time.Minute))
+
+		/*
+			ID: vmm.read-only-access
+			Requirement: with PROT_READ granted to a device, cuMemGetAccess MUST
+			report PROT_READ, its kernel MUST read the data correctly and a
+			kernel store MUST NOT succeed.
+			Source: CUDA Driver API CUmemAccess_flags (PROT_READ: "read-only
+			access"); observed on H200: store → 700.
+			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
+		*/
+		It(fmt.Sprintf("lets a kernel on %s read but not write a PROT_READ mapping of its memory", g),
+			harness.GPULabels("vmm.read-only-access", g, harness.ProcessMulti), func(ctx SpecContext) {
+				granule(h, g, backend.HandleNone)
+				By("filling through a read-write range, then loading and storing through a read-only range of the same memory")
+				res := runProbes(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{[]backend.Access{rw(g)}}, {[]backend.Access{ro(g)}}},
+					Fill: 0, Seed: uint32(harness.Seed("vmm.read-only-access", g)),
+					Probes: []probeReq{{Range: 1, Device: int(g.Ordinal)}, {Range: 1, Device: int(g.Ordinal), Store: true}}})
+				expectReadOnly(res, fmt.Sprintf("%s on a PROT_READ mapping of its own memory", g))
+			}, SpecTimeout(time.Minute))
+
+		/*
+			ID: vmm.access-is-per-range
+			Requirement: when one physical allocation is mapped at two address
+			ranges and access is set on one, the other MUST stay inaccessible:
+			cuMemGetAccess reports PROT_NONE there and a kernel touching it does
+			not succeed, while the first range is readable.
+			Source: CUDA Driver API cuMemSetAccess (access is set "for the given
+			virtual address range").
+			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
+		*/
+		It(fmt.Sprintf("keeps a second mapping of the same memory on %s inaccessible when access is set on the first only", g),
+			harness.GPULabels("vmm.access-is-per-range", g, harness.ProcessMulti), func(ctx SpecContext) {
+				granule(h, g, backend.HandleNone)
+				By("mapping one allocation twice, granting read-write on the first range only")
+				res := runProbes(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{[]backend.Access{rw(g)}}, {}},
+					Fill: 0, Seed: uint32(harness.Seed("vmm.access-is-per-range", g)),
+					Probes: []probeReq{{Range: 0, Device: int(g.Ordinal)}, {Range: 1, Device: int(g.Ordinal)}}})
+				Expect(res).To(HaveLen(2), "probes run on %s (the first must complete)", g)
+				Expect(res[0].Code).To(BeZero(), "kernel on %s reading the range with access: %s", g, res[0])
+				Expect(res[0].Verdict.Mismatches).To(BeZero(), "data read on %s through the range with access: %s", g, res[0].Verdict)
+				Expect(res[1].Access).To(Equal(backend.ProtNone), "cuMemGetAccess(%s) on the second range", g)
+				expectFault(res, 1, fmt.Sprintf("kernel on %s reading the second mapping, which has no access", g))
+			}, SpecTimeout(time.Minute))
+	}
+
+	for _, p := range harness.Pairs() {
+		/*
+			ID: vmm.read-only-access
+			Requirement: as above, with the physical memory on A and PROT_READ
+			granted to B: B's kernel MUST read correctly and MUST NOT store.
+			Source: CUDA Driver API CUmemAccess_flags.
+			Applies to: pairs where cuDeviceCanAccessPeer(B, A)=1.
+		*/
+		It(fmt.Sprintf("lets a kernel on %s read but not write %s's memory mapped PROT_READ for it (%s)", p.B, p.A, p),
+			harness.PairLabels("vmm.read-only-access", p, harness.ProcessMulti), func(ctx SpecContext) {
+				granule(h, p.A, backend.HandleNone)
+				h.RequirePeerAccess(p.Reverse())
+				By(fmt.Sprintf("granting %s read-write and %s read-only on one range of %s's memory", p.A, p.B, p.A))
+				res := runProbes(ctx, h, faultReq{Owner: int(p.A.Ordinal), Ranges: []rangeReq{{[]backend.Access{rw(p.A), ro(p.B)}}},
+					Fill: 0, Seed: uint32(harness.Seed("vmm.read-only-access", p.ID())),
+					Probes: []probeReq{{Range: 0, Device: int(p.B.Ordinal)}, {Range: 0, Device: int(p.B.Ordinal), Store: true}}})
+				expectReadOnly(res, fmt.Sprintf("%s on %s's memory mapped PROT_READ for it", p.B, p.A))
+			}, SpecTimeout(time.Minute))
+	}
+})
+
+// expectReadOnly checks a load probe that completed correctly under
+// PROT_READ, then a store probe that did not succeed.
+func expectReadOnly(res []probeResult, what string) {
+	GinkgoHelper()
+	Expect(res).NotTo(BeEmpty(), "probe results for %s", what)
+	Expect(res[0].Access).To(Equal(backend.ProtRead), "cuMemGetAccess for %s", what)
+	Expect(res[0].Code).To(BeZero(), "kernel load by %s: %s", what, res[0])
+	Expect(res[0].Verdict.Mismatches).To(BeZero(), "data loaded by %s: %s", what, res[0].Verdict)
+	expectFault(res, 1, "kernel store by "+what)
+}

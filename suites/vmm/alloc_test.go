@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package vmm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+)
+
+// physical is memory made with cuMemCreate. release is idempotent, so a spec
+// that releases on purpose and the cleanup that releases on every other path
+// never release twice (cuMemRelease of a dead handle is undefined).
+type physical struct {
+	b        backend.Backend
+	owner    backend.Device
+	size     uint64
+	handle   backend.AllocHandle
+	released bool
+}
+
+func createPhysical(b backend.Backend, owner backend.Device, size uint64, types backend.HandleTypes) (*physical, error) {
+	h, err := b.MemCreate(owner, size, backend.AllocProp{Device: owner, HandleTypes: types})
+	if err != nil {
+		return nil, fmt.Errorf("cuMemCreate(%d bytes on GPU%d, handle types %d): %w", size, int(owner), types, err)
+	}
+	return &physical{b: b, owner: owner, size: size, handle: h}, nil
+}
+
+func (p *physical) release() error {
+	if p.released {
+		return nil
+	}
+	p.released = true
+	if err := p.b.MemRelease(p.owner, p.handle); err != nil {
+		return fmt.Errorf("cuMemRelease of %d bytes on GPU%d: %w", p.size, int(p.owner), err)
+	}
+	return nil
+}
+
+// vaRange is reserved address space with at most one mapping. free unmaps
+// what is still mapped and returns the reservation.
+type vaRange struct {
+	b      backend.Backend
+	dev    backend.Device // whose context the calls run in
+	ptr    backend.DevicePtr
+	size   uint64
+	mapped bool
+	freed  bool
+}
+
+func reserve(b backend.Backend, dev backend.Device, size uint64) (*vaRange, error) {
+	p, err := b.AddressReserve(dev, size, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cuMemAddressReserve(%d bytes) with GPU%d: %w", size, int(dev), err)
+	}
+	return &vaRange{b: b, dev: dev, ptr: p, size: size}, nil
+}
+
+func (r *vaRange) mapTo(h backend.AllocHandle) error {
+	if err := r.b.MemMap(r.dev, r.ptr, r.size, h); err != nil {
+		return fmt.Errorf("cuMemMap(0x%x, %d bytes) with GPU%d: %w", uint64(r.ptr), r.size, int(r.dev), err)
+	}
+	r.mapped = true
+	return nil
+}
+
+func (r *vaRange) setAccess(access ...backend.Access) error {
+	if err := r.b.MemSetAccess(r.dev, r.ptr, r.size, access); err != nil {
+		return fmt.Errorf("cuMemSetAccess(0x%x, %s) with GPU%d: %w", uint64(r.ptr), describeAccess(access), int(r.dev), err)
+	}
+	return nil
+}
+
+func (r *vaRange) access(location backend.Device) (backend.AccessFlags, error) {
+	f, err := r.b.MemGetAccess(r.dev, location, r.ptr)
+	if err != nil {
+		return 0, fmt.Errorf("cuMemGetAccess(GPU%d, 0x%x): %w", int(location), uint64(r.ptr), err)
+	}
+	return f, nil
+}
+
+func (r *vaRange) unmap() error {
+	if !r.mapped {
+		return nil
+	}
+	r.mapped = false
+	if err := r.b.MemUnmap(r.dev, r.ptr, r.size); err != nil {
+		return fmt.Errorf("cuMemUnmap(0x%x, %d bytes) with GPU%d: %w", uint64(r.ptr), r.size, int(r.dev), err)
+	}
+	return nil
+}
+
+func (r *vaRange) free() error {
+	if r.freed {
+		return nil
+	}
+	err := r.unmap()
+	r.freed = true
+	if ferr := r.b.AddressFree(r.dev, r.ptr, r.size); ferr != nil {
+		err = errors.Join(err, fmt.Errorf("cuMemAddressFree(0x%x, %d bytes) with GPU%d: %w", uint64(r.ptr), r.size, int(r.dev), ferr))
+	}
+	return err
+}
+
+func describeAccess(access []backend.Access) string {
+	s := ""
+	for i, a := range access {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("GPU%d %s", int(a.Device), a.Flags)
+	}
+	return "[" + s + "]"
+}
+
+// granule is g's minimum allocation granularity for pinned memory on g with
+// the given handle types; it skips where g has no VMM.
+func granule(h *harness.Harness, g harness.GPU, types backend.HandleTypes) uint64 {
+	GinkgoHelper()
+	h.RequireAttribute(g, backend.AttrVirtualMemoryManagementSupported, 1)
+	gran, err := h.B().Granularity(g.Ordinal, backend.AllocProp{Device: g.Ordinal, HandleTypes: types}, false)
+	harness.ExpectNoError(err, "cuMemGetAllocationGranularity(MINIMUM) on %s", g)
+	return gran
+}
+
+// mustCreate creates size bytes on g, released after the spec unless the
+// spec released them.
+func mustCreate(h *harness.Harness, g harness.GPU, size uint64, types backend.HandleTypes) *physical {
+	GinkgoHelper()
+	p, err := createPhysical(h.B(), g.Ordinal, size, types)
+	harness.ExpectNoError(err, "create physical memory on %s", g)
+	DeferCleanup(p.release)
+	return p
+}
+
+// mustMap reserves a range in g's context and maps p there; it is unmapped
+// and freed after the spec unless the spec did it.
+func mustMap(h *harness.Harness, g harness.GPU, p *physical) *vaRange {
+	GinkgoHelper()
+	r, err := reserve(h.B(), g.Ordinal, p.size)
+	harness.ExpectNoError(err, "reserve address space for %s", g)
+	DeferCleanup(r.free)
+	harness.ExpectNoError(r.mapTo(p.handle), "map GPU%d's memory", int(p.owner))
+	return r
+}
+
+// mustWork is a gpuWork on g whose stream and buffer the fixture releases.
+func mustWork(h *harness.Harness, g harness.GPU) *gpuWork {
+	GinkgoHelper()
+	return &gpuWork{b: h.B(), dev: g.Ordinal, stream: h.Stream(g), result: h.Alloc(g, 8)}
+}
+
+// freeMemory is cuMemGetInfo's free bytes on g.
+func freeMemory(h *harness.Harness, g harness.GPU) uint64 {
+	GinkgoHelper()
+	free, _, err := h.B().MemInfo(g.Ordinal)
+	harness.ExpectNoError(err, "cuMemGetInfo on %s", g)
+	return free
+}
+
+// expectFreeBackTo polls g's free memory until it equals baseline exactly.
+// Nothing else runs on the GPU during a spec (specs run serially) and every
+// kernel and stream the spec uses was warmed up before the baseline, so any
+// difference is memory the driver still holds. Polling allows for a driver
+// that returns memory asynchronously (a helper process's teardown).
+func expectFreeBackTo(ctx context.Context, h *harness.Harness, g harness.GPU, baseline uint64, after string) {
+	GinkgoHelper()
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var last uint64
+	err := harness.WaitFor(wctx, "free memory back to baseline", func() (bool, error) {
+		f, _, err := h.B().MemInfo(g.Ordinal)
+		last = f
+		return f == baseline, err
+	})
+	if err != nil {
+		Fail(fmt.Sprintf("free device memory on %s after %s: want the baseline %d bytes, last read %d (%+d): %v",
+			g, after, baseline, last, int64(last)-int64(baseline), err))
+	}
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package vmm_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/cuerr"
+)
+
+var _ = Describe("vmm: FABRIC handles", func() {
+	h := harness.New()
+
+	for _, g := range harness.GPUs() {
+		/*
+			ID: vmm.fabric-handle (info)
+			Records: where HANDLE_TYPE_FABRIC_SUPPORTED=1, whether memory created
+			with the FABRIC handle type can be exported and imported in another
+			process, and what the importer reads. Where creation or export is
+			refused (an IMEX channel may be needed), the code is recorded and the
+			spec is skipped with it as the reason.
+			Source: CUDA Driver API CU_MEM_HANDLE_TYPE_FABRIC, cuMemCreate
+			(NOT_PERMITTED without an IMEX channel).
+			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
+		*/
+		It(fmt.Sprintf("records whether a FABRIC handle of %s can be exported and imported in another process", g),
+			harness.GPULabels("vmm.fabric-handle", g, harness.ProcessMulti), func(ctx SpecContext) {
+				granule(h, g, backend.HandleNone)
+				h.RequireAttribute(g, backend.AttrHandleTypeFabricSupported, 1)
+				size, seed := granule(h, g, backend.HandleFabric), uint32(harness.Seed("vmm.fabric-handle", g))
+
+				By("creating memory with the FABRIC handle type on " + g.String())
+				p, err := createPhysical(h.B(), g.Ordinal, size, backend.HandleFabric)
+				skipRefused(err, "cuMemCreate(FABRIC)", g)
+				DeferCleanup(p.release)
+				fh, err := h.B().ExportFabric(g.Ordinal, p.handle)
+				skipRefused(err, "cuMemExportToShareableHandle(FABRIC)", g)
+				r := mustMap(h, g, p)
+				harness.ExpectNoError(r.setAccess(rw(g)), "grant %s", g)
+				harness.ExpectNoError(mustWork(h, g).fill(ctx, r.ptr, size/4, seed), "fill on %s", g)
+
+				By("importing the 64-byte handle in a helper and reading every word")
+				imp := startImporter(ctx, h)
+				rep := imp.do(importCmd{Op: opImportFabric, Device: int(g.Ordinal), Size: size, Fabric: fh[:]})
+				harness.Finding("cuMemImportFromShareableHandle(FABRIC)", cuerr.Result(rep.Code).Error(), g.String()+": "+rep.Error)
+				if rep.Code == 0 {
+					rep = imp.do(importCmd{Op: opVerify, Device: int(g.Ordinal), Seed: seed})
+					harness.Finding("importer's kernel read", cuerr.Result(rep.Code).Error(), rep.Verdict.String())
+				}
+				imp.exit(ctx, h)
+			}, SpecTimeout(time.Minute))
+	}
+})
+
+// skipRefused records a driver's refusal and skips with it as the reason; an
+// error that is not the driver's answer fails the spec.
+func skipRefused(err error, call string, g harness.GPU) {
+	GinkgoHelper()
+	if err == nil {
+		return
+	}
+	if _, ok := cuerr.Code(err); !ok {
+		harness.ExpectNoError(err, "%s on %s", call, g)
+	}
+	harness.Finding(call, harness.CodeOf(err), g.String())
+	Skip(fmt.Sprintf("needs %s to succeed on %s (found %s; an IMEX channel may be needed)", call, g, harness.CodeOf(err)))
+}

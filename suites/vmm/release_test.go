@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package vmm_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+)
+
+var _ = Describe("vmm: releasing a handle", func() {
+	h := harness.New()
+
+	for _, g := range harness.GPUs() {
+		/*
+			ID: vmm.release-while-mapped
+			Requirement: cuMemRelease of a handle whose memory is still mapped
+			MUST leave the mapping usable (the data stays readable) and MUST NOT
+			free the memory; after the last cuMemUnmap the memory MUST be free
+			again (cuMemGetInfo back to its baseline).
+			Source: CUDA Driver API cuMemRelease ("the memory ... is not freed
+			until all mappings are unmapped"); cuda-samples vectorAddMMAP.
+			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
+		*/
+		It(fmt.Sprintf("keeps memory on %s alive after cuMemRelease until the last cuMemUnmap", g),
+			harness.GPULabels("vmm.release-while-mapped", g), func(ctx SpecContext) {
+				size := granule(h, g, backend.HandleNone)
+				n, seed := size/4, uint32(harness.Seed("vmm.release-while-mapped", g))
+				w := mustWork(h, g)
+				r, err := reserve(h.B(), g.Ordinal, size)
+				harness.ExpectNoError(err, "reserve address space on %s", g)
+				DeferCleanup(r.free)
+				warmUp(ctx, h, w, g, r)
+				baseline := freeMemory(h, g)
+
+				By(fmt.Sprintf("creating, mapping and filling %d bytes on %s", size, g))
+				p := mustCreate(h, g, size, backend.HandleNone)
+				harness.ExpectNoError(r.mapTo(p.handle), "map on %s", g)
+				harness.ExpectNoError(r.setAccess(backend.Access{Device: g.Ordinal, Flags: backend.ProtReadWrite}), "grant %s", g)
+				harness.ExpectNoError(w.fill(ctx, r.ptr, n, seed), "fill the mapping on %s", g)
+
+				By("releasing the handle while the range is still mapped")
+				harness.ExpectNoError(p.release(), "cuMemRelease while mapped on %s", g)
+				Expect(freeMemory(h, g)).To(BeNumerically("<=", baseline-size),
+					"free memory on %s right after cuMemRelease of a mapped %d-byte allocation (baseline %d): the memory must still be held", g, size, baseline)
+				v, err := w.verify(ctx, r.ptr, n, seed)
+				harness.ExpectNoError(err, "read the released-but-mapped range on %s", g)
+				Expect(v.Mismatches).To(BeZero(), "data read on %s after cuMemRelease while mapped: %s", g, v)
+
+				By("unmapping the last mapping")
+				harness.ExpectNoError(r.unmap(), "cuMemUnmap after cuMemRelease on %s", g)
+				expectFreeBackTo(ctx, h, g, baseline, "cuMemUnmap of the last mapping of a released allocation")
+			}, SpecTimeout(time.Minute))
+	}
+})
+
+// warmUp runs one whole create, map, grant, fill, verify, unmap and release
+// cycle at r, so the kernels are loaded and the range's page tables exist
+// before a spec reads its free-memory baseline.
+func warmUp(ctx context.Context, h *harness.Harness, w *gpuWork, g harness.GPU, r *vaRange) {
+	GinkgoHelper()
+	By("warming up: one VMM cycle and the kernels on " + g.String())
+	p, err := createPhysical(h.B(), g.Ordinal, r.size, backend.HandleNone)
+	harness.ExpectNoError(err, "warm-up on %s", g)
+	DeferCleanup(p.release)
+	harness.ExpectNoError(r.mapTo(p.handle), "warm-up map on %s", g)
+	harness.ExpectNoError(r.setAccess(backend.Access{Device: g.Ordinal, Flags: backend.ProtReadWrite}), "warm-up on %s", g)
+	harness.ExpectNoError(w.fill(ctx, r.ptr, r.size/4, 1), "warm-up fill on %s", g)
+	_, err = w.verify(ctx, r.ptr, r.size/4, 1)
+	harness.ExpectNoError(err, "warm-up verify on %s", g)
+	harness.ExpectNoError(r.unmap(), "warm-up unmap on %s", g)
+	harness.ExpectNoError(p.release(), "warm-up release on %s", g)
+}

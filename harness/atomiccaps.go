@@ -245,3 +245,78 @@ func (c AtomicClaims) Advertises(op backend.AtomicOperation, t AtomicType) (bool
 	found += fmt.Sprintf(", %s mask %s", op, mask)
 	return CapsCover(op, mask, t), found
 }
+
+// AttributeDisagreements compares the two P2P attributes with each other and
+// with NVML's P2P ATOMICS status for the same direction (nvmlStatus as the
+// report holds it, "P2P_STATUS_OK"; nvmlErr when NVML could not be read).
+// NVML has no "partial" status, so OK must mean some atomics are native:
+// NATIVE=1 or ONLY_PARTIAL=1. Each disagreement names both values.
+func (c AtomicClaims) AttributeDisagreements(nvmlStatus, nvmlErr string) []string {
+	var out []string
+	native := fmt.Sprintf("%s=%d", backend.P2PNativeAtomicSupported, c.Native)
+	partial := fmt.Sprintf("%s=%d", backend.P2POnlyPartialNativeAtomicSupported, c.Partial)
+	if c.PartialKnown && c.Native == 1 && c.Partial == 1 {
+		out = append(out, fmt.Sprintf("%s: %s (all atomics native) and %s (only some) contradict each other", c.Link(), native, partial))
+	}
+	cudaSome := c.Native == 1 || (c.PartialKnown && c.Partial == 1)
+	cudaSays := native
+	if c.PartialKnown {
+		cudaSays += ", " + partial
+	}
+	status := strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(nvmlStatus)), "P2P_STATUS_")
+	switch {
+	case status == "" || status == "UNKNOWN":
+		out = append(out, fmt.Sprintf("%s: NVML's P2P ATOMICS status could not be read (found %q, NVML error %q), so CUDA's %s cannot be checked against it",
+			c.Link(), nvmlStatus, nvmlErr, cudaSays))
+	case (status == "OK") != cudaSome:
+		out = append(out, fmt.Sprintf("%s: NVML P2P ATOMICS status is %s but CUDA says %s", c.Link(), nvmlStatus, cudaSays))
+	}
+	return out
+}
+
+// MaskDisagreements compares the per-operation masks with the attributes:
+// every operation covering all its types ⇔ NATIVE=1; some but not all
+// covered ⇔ ONLY_PARTIAL=1 (where the driver has that attribute). It needs
+// Caps (nil on drivers without cuDeviceGetP2PAtomicCapabilities).
+func (c AtomicClaims) MaskDisagreements() []string {
+	var full, some, none []string
+	for i, op := range backend.AllAtomicOperations() {
+		name := strings.TrimPrefix(op.String(), "CU_ATOMIC_OPERATION_")
+		switch Coverage(op, c.Caps[i]) {
+		case CoverAll:
+			full = append(full, name)
+		case CoverSome:
+			some = append(some, fmt.Sprintf("%s=%s (covers %s)", name, c.Caps[i], DecodeAtomicCaps(op, c.Caps[i])))
+		default:
+			none = append(none, fmt.Sprintf("%s=%s", name, c.Caps[i]))
+		}
+	}
+	allFull := len(full) == len(c.Caps)
+	anyNative := len(full)+len(some) > 0
+	var out []string
+	switch {
+	case c.Native == 1 && !allFull:
+		out = append(out, fmt.Sprintf("%s: %s=1 (every atomic native) but cuDeviceGetP2PAtomicCapabilities does not cover every operation with all its types: %s",
+			c.Link(), backend.P2PNativeAtomicSupported, strings.Join(append(some, none...), ", ")))
+	case c.Native != 1 && allFull:
+		out = append(out, fmt.Sprintf("%s: %s=%d but cuDeviceGetP2PAtomicCapabilities covers every operation with all its types (%s)",
+			c.Link(), backend.P2PNativeAtomicSupported, c.Native, c.CapsSummary()))
+	}
+	if !c.PartialKnown {
+		return out
+	}
+	partial := anyNative && !allFull
+	switch {
+	case c.Partial == 1 && !partial:
+		what := "no operation"
+		if allFull {
+			what = "every operation fully"
+		}
+		out = append(out, fmt.Sprintf("%s: %s=1 (only some atomics native) but cuDeviceGetP2PAtomicCapabilities covers %s (%s)",
+			c.Link(), backend.P2POnlyPartialNativeAtomicSupported, what, c.CapsSummary()))
+	case c.Partial != 1 && partial:
+		out = append(out, fmt.Sprintf("%s: %s=%d but cuDeviceGetP2PAtomicCapabilities covers some operations and not others (full: %s; partly: %s; not: %s)",
+			c.Link(), backend.P2POnlyPartialNativeAtomicSupported, c.Partial, strings.Join(full, " "), strings.Join(some, ", "), strings.Join(none, ", ")))
+	}
+	return out
+}

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 
 	. "github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
 
 	"github.com/p2pconf/p2pconf/harness/backend"
@@ -117,11 +116,28 @@ func (m Mismatch) String() string {
 }
 
 // EqualWords matches a []uint32 equal to want and, when it is not, says how
-// many words differ and where the first one is.
-func EqualWords(want []uint32) types.GomegaMatcher {
-	var last Mismatch
-	return gcustom.MakeMatcher(func(got []uint32) (bool, error) {
-		last = Compare(want, got)
-		return last.Count == 0, nil
-	}).WithTemplate("{{.Failure}}: {{.Data}}").WithTemplateData(&last)
+// many words differ and where the first one is (never printing the arrays,
+// which can hold millions of words).
+func EqualWords(want []uint32) types.GomegaMatcher { return &wordsMatcher{want: want} }
+
+type wordsMatcher struct {
+	want []uint32
+	last Mismatch
+}
+
+func (m *wordsMatcher) Match(actual any) (bool, error) {
+	got, ok := actual.([]uint32)
+	if !ok {
+		return false, fmt.Errorf("EqualWords expects []uint32, got %T", actual)
+	}
+	m.last = Compare(m.want, got)
+	return m.last.Count == 0, nil
+}
+
+func (m *wordsMatcher) FailureMessage(any) string {
+	return "expected the words to match: " + m.last.String()
+}
+
+func (m *wordsMatcher) NegatedFailureMessage(any) string {
+	return fmt.Sprintf("expected the %d words to differ, but they all match", m.last.Total)
 }

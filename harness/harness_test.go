@@ -152,3 +152,17 @@ func TestCompareAndPatterns(t *testing.T) {
 		t.Error("byte round trip changed the words")
 	}
 }
+
+func TestEqualWordsMessage(t *testing.T) {
+	m := EqualWords([]uint32{1, 2, 3})
+	ok, err := m.Match([]uint32{1, 9, 3})
+	if ok || err != nil {
+		t.Fatalf("Match = %v, %v", ok, err)
+	}
+	if msg := m.FailureMessage(nil); !strings.Contains(msg, "1 of 3 words differ; first at word 1 (byte offset 0x4): want 0x00000002, got 0x00000009") {
+		t.Errorf("FailureMessage = %q", msg)
+	}
+	if ok, _ := m.Match([]uint32{1, 2, 3}); !ok {
+		t.Error("equal words did not match")
+	}
+}

@@ -3,4 +3,31 @@
 
 package harness
 
-func registerReporting(suite string, m *Machine) {}
+import (
+	"fmt"
+	"os"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/p2pconf/p2pconf/harness/report"
+)
+
+// registerReporting adds the suite-wide reporting nodes: a progress line on
+// stderr after every spec (which suite, which check and pair, how many are
+// done), and, when P2PCONF_REPORT_DIR is set, the suite's reports written
+// after it and merged with the other suites' of the same run.
+func registerReporting(suite string, m *Machine) {
+	var progress *report.Progress
+	ReportBeforeSuite(func(r Report) {
+		progress = report.NewProgress(os.Stderr, suite, r.PreRunStats.SpecsThatWillRun)
+	})
+	ReportAfterEach(func(sr SpecReport) { progress.Spec(sr) })
+	ReportAfterSuite("p2pconf reports", func(r Report) {
+		if m.Config.ReportDir == "" {
+			return
+		}
+		if err := report.WriteRun(m.Config.ReportDir, m.System, r, report.RunMeta{Suite: suite}); err != nil {
+			Fail(fmt.Sprintf("writing the reports into %s: %v", m.Config.ReportDir, err))
+		}
+	})
+}

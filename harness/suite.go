@@ -44,6 +44,10 @@ func RunSuite(t *testing.T, suite string) {
 	}
 	registerReporting(suite, m)
 	RunSpecs(t, fmt.Sprintf("%s [%s]", suite, m.Backend.Name()))
+	// Release the GPUs (and the fake's shared state directory).
+	if err := m.Backend.Close(); err != nil {
+		t.Errorf("p2pconf %s: closing the backend: %v", suite, err)
+	}
 }
 
 // validateTree builds the spec tree without running it and checks every

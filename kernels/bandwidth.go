@@ -14,14 +14,20 @@ var (
 	BWCopy = define("bandwidth.ptx", "bw_copy_v4", 70, simBWCopy,
 		P("bwc_dst", Ptr), P("bwc_src", Ptr), P("bwc_n16", U64))
 
-	// PointerChase follows a chain of 64-bit pointers from chase_start for
-	// min(chase_hops, ChaseMaxHops) hops with ld.global.cg (one thread; launch
-	// it with grid 1, block 1), then writes the final pointer to chase_out[0]
-	// and the %globaltimer nanoseconds the loop took to chase_out[1] (two
-	// u64 words).
+	// PointerChase follows a chain of elements ChaseStride bytes apart at
+	// chase_base, each holding the 64-bit index of the next (masked with
+	// chase_mask, so the chase never leaves the table), from element
+	// chase_start for min(chase_hops, ChaseMaxHops) hops with ld.global.cg
+	// (one thread; launch it with grid 1, block 1). It then writes the index
+	// it ended on to chase_out[0] and the %globaltimer nanoseconds the loop
+	// took to chase_out[1] (two u64 words).
 	PointerChase = define("bandwidth.ptx", "bw_chase", 70, simPointerChase,
-		P("chase_start", Ptr), P("chase_hops", U64), P("chase_out", Ptr))
+		P("chase_base", Ptr), P("chase_mask", U64), P("chase_start", U64), P("chase_hops", U64), P("chase_out", Ptr))
 )
+
+// ChaseStride is the distance between PointerChase's elements: one element
+// per 128-byte L2 line.
+const ChaseStride = 128
 
 // ChaseMaxHops bounds PointerChase whatever the host asks (the PTX's min).
 const ChaseMaxHops = 1 << 24
@@ -52,19 +58,19 @@ func simBWCopy(g Grid, args []uint64) error {
 // simPointerChase is one thread doing dependent weak 64-bit loads (.cg is a
 // cache hint, not a memory order), then two weak stores.
 func simPointerChase(g Grid, args []uint64) error {
-	start, hops, out := args[0], min(args[1], ChaseMaxHops), args[2]
+	base, mask, idx, hops, out := args[0], args[1], args[2], min(args[3], ChaseMaxHops), args[4]
 	return g.Threads(1, func(t Thread) error {
-		p := start
 		t0 := g.Now()
 		for i := uint64(0); i < hops; i++ {
-			next, err := t.Load(p, TU64, Weak, GPU)
+			addr := base + (idx&mask)*ChaseStride
+			next, err := t.Load(addr, TU64, Weak, GPU)
 			if err != nil {
-				return fmt.Errorf("bw_chase: hop %d at 0x%x: %w", i, p, err)
+				return fmt.Errorf("bw_chase: hop %d at 0x%x: %w", i, addr, err)
 			}
-			p = next
+			idx = next
 		}
 		ns := uint64((g.Now() - t0).Nanoseconds())
-		if err := t.Store(out, TU64, p, Weak, GPU); err != nil {
+		if err := t.Store(out, TU64, idx, Weak, GPU); err != nil {
 			return err
 		}
 		return t.Store(out+8, TU64, ns, Weak, GPU)

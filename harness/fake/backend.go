@@ -23,13 +23,15 @@ import (
 type Backend struct {
 	preset  *presetSpec
 	defects defect
-	name    string
-	devs    []*device
-	pairs   [][]pairSpec
-	nvml    nvml.Interface
-	state   *stateDir
-	as      *addrSpace
-	slotFD  int
+	// defectNames are the injected defects as given to Open.
+	defectNames []string
+	name        string
+	devs        []*device
+	pairs       [][]pairSpec
+	nvml        nvml.Interface
+	state       *stateDir
+	as          *addrSpace
+	slotFD      int
 
 	mu        sync.Mutex
 	closed    bool
@@ -101,6 +103,7 @@ func Open(preset string, defects []string, opts ...Option) (*Backend, error) {
 	}
 	b.name = "fake:" + ps.name
 	for _, d := range defects {
+		b.defectNames = append(b.defectNames, strings.TrimSpace(d))
 		b.name += "+" + strings.TrimSpace(d)
 	}
 	n := len(ps.bus)

@@ -25,10 +25,18 @@
 // calls Dispatch: in a helper it runs the role named by P2PCONF_HELPER_ROLE
 // and exits with its code before any test runs.
 //
+// Suites use the harness re-exports and never import this package:
+// harness.RegisterHelper (Register), harness.HelperConn (Conn),
+// harness.HelperOptions (Options), harness.Helper, harness.HelperError and
+// harness.ErrHelperFailed/Crashed/TimedOut/Killed. Inside a role,
+// harness.HelperBackendMachine() opens the same backend as the parent (the
+// helper inherits its environment, so the fake preset and defects too).
+//
 // # Starting a helper
 //
-// Specs use the fixture (harness.Harness.StartHelper), which stops, reaps
-// and cleans up every helper after the spec. Underneath:
+// Specs use the fixture, h.StartHelper(ctx, role, opts), which stops, reaps
+// and cleans up every helper after the spec and fails the spec if the
+// helper's directory or process is left behind. Underneath:
 //
 //	h, err := proc.Start(ctx, faultRole, proc.Options{Deadline: 20 * time.Second, Output: GinkgoWriter})
 //	defer h.Close()

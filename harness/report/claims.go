@@ -259,6 +259,15 @@ func claimConflicts(p Pair) []string {
 			boolStr(cuda), intStr(p.CUDA.AccessSupported)))
 	}
 	native, partial, a := intFlag(p.CUDA.NativeAtomicSupported), intFlag(p.CUDA.PartialNativeAtomic), nvmlOK(p.NVML.Atomics)
+	if n, total := atomicOps(p); total > 0 && native != nil {
+		switch {
+		case *native && n < total:
+			out = append(out, fmt.Sprintf("CUDA disagrees with itself: NATIVE_ATOMIC_SUPPORTED=1 but cuDeviceGetP2PAtomicCapabilities gives %d of %d operations a capability", n, total))
+		case !*native && n > 0 && (partial == nil || !*partial):
+			out = append(out, fmt.Sprintf("CUDA disagrees with itself: NATIVE_ATOMIC_SUPPORTED=0 and ONLY_PARTIAL=%s but cuDeviceGetP2PAtomicCapabilities gives %d of %d operations a capability",
+				intStr(p.CUDA.PartialNativeAtomic), n, total))
+		}
+	}
 	if native != nil && a != nil {
 		cudaSays := *native || (partial != nil && *partial)
 		if cudaSays != *a {
@@ -266,4 +275,28 @@ func claimConflicts(p Pair) []string {
 		}
 	}
 	return out
+}
+
+// atomicOps counts the operations cuDeviceGetP2PAtomicCapabilities gave a
+// non-zero capability mask, of those it was asked about.
+func atomicOps(p Pair) (withCaps, total int) {
+	for _, mask := range p.CUDA.AtomicCapabilities {
+		total++
+		if mask != "" && mask != "0" {
+			withCaps++
+		}
+	}
+	return withCaps, total
+}
+
+// atomicOpsText is the topo cell for the per-operation capabilities.
+func atomicOpsText(p Pair) string {
+	if p.CUDA.AtomicCapabilitiesErr != "" {
+		return "err"
+	}
+	n, total := atomicOps(p)
+	if total == 0 {
+		return "null"
+	}
+	return fmt.Sprintf("%d/%d", n, total)
 }

@@ -4,8 +4,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,7 +93,10 @@ func suiteName(r types.Report, meta RunMeta) string {
 			return s
 		}
 	}
-	if name := sanitizeName(r.SuiteDescription); name != "" {
+	// The harness names suites "access [fake:nvlink8]"; the name is the
+	// part before the backend.
+	desc, _, _ := strings.Cut(r.SuiteDescription, " [")
+	if name := sanitizeName(desc); name != "" {
 		return name
 	}
 	if r.SuitePath != "" {
@@ -312,153 +313,6 @@ func failedStep(sr types.SpecReport) string {
 		}
 	}
 	return step
-}
-
-// specEntries decodes the spec's p2pconf entries. In the process that ran
-// the spec the value is the Entry itself; read back from JSON it is AsJSON.
-func specEntries(sr types.SpecReport) []Entry {
-	var out []Entry
-	for _, re := range sr.ReportEntries {
-		if re.Name != EntryName {
-			continue
-		}
-		data := []byte(re.Value.AsJSON)
-		if len(data) == 0 {
-			var err error
-			if data, err = json.Marshal(re.GetRawValue()); err != nil {
-				out = append(out, Entry{Kind: KindFinding, Name: "undecodable-entry", Value: err.Error()})
-				continue
-			}
-		}
-		var e Entry
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		if err := dec.Decode(&e); err != nil {
-			out = append(out, Entry{Kind: KindFinding, Name: "undecodable-entry", Value: string(data)})
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// digestEntries collects metrics (numbers or null) and the power verdict.
-func digestEntries(entries []Entry) (map[string]*float64, *bool) {
-	metrics := map[string]*float64{}
-	var power *bool
-	for _, e := range entries {
-		switch e.Kind {
-		case KindMetric:
-			name := e.Name
-			for i := 2; ; i++ {
-				if _, dup := metrics[name]; !dup {
-					break
-				}
-				name = fmt.Sprintf("%s#%d", e.Name, i)
-			}
-			metrics[name] = number(e.Value)
-		case KindPower:
-			seen := truthy(e.Value)
-			if power == nil || seen {
-				power = &seen
-			}
-		}
-	}
-	return metrics, power
-}
-
-func number(v any) *float64 {
-	var f float64
-	switch x := v.(type) {
-	case json.Number:
-		var err error
-		if f, err = x.Float64(); err != nil {
-			return nil
-		}
-	case float64:
-		f = x
-	case float32:
-		f = float64(x)
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case uint64:
-		f = float64(x)
-	default:
-		return nil
-	}
-	return &f
-}
-
-// truthy reads a power value: true, a positive count, or an object with a
-// true "observed" field.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case map[string]any:
-		return truthy(x["observed"])
-	}
-	if n := number(v); n != nil {
-		return *n > 0
-	}
-	return false
-}
-
-// applyPower marks each conf result whose check a mutant on the same
-// target names in a power entry (the entry's name is the conf check's ID).
-func applyPower(results []Result) {
-	type key struct{ check, target string }
-	seen := map[key]bool{}
-	for _, r := range results {
-		for _, e := range r.Entries {
-			if e.Kind == KindPower {
-				k := key{e.Name, r.TargetName()}
-				seen[k] = seen[k] || truthy(e.Value)
-			}
-		}
-	}
-	for i := range results {
-		results[i].PowerShown = nil
-		if v, ok := seen[key{results[i].Check, results[i].TargetName()}]; ok {
-			results[i].PowerShown = &v
-		}
-	}
-}
-
-// disambiguate sets Variant where one check has several specs on a target.
-func disambiguate(results []Result) {
-	byKey := map[string][]int{}
-	for i, r := range results {
-		byKey[r.Key()] = append(byKey[r.Key()], i)
-	}
-	for _, idx := range byKey {
-		if len(idx) < 2 {
-			continue
-		}
-		seen := map[string]int{}
-		for _, i := range idx {
-			v := variantText(results[i])
-			seen[v]++
-			if seen[v] > 1 {
-				v = fmt.Sprintf("%s #%d", v, seen[v])
-			}
-			results[i].Variant = v
-		}
-	}
-}
-
-// variantText is the spec text without the target's GPU names, so the same
-// variant keeps its name across runs on other pairs.
-var gpuWord = regexp.MustCompile(`\s*GPU\d+(\s*(→|->)\s*GPU\d+)?\s*`)
-
-func variantText(r Result) string {
-	t := strings.TrimSpace(gpuWord.ReplaceAllString(r.Spec, " "))
-	if t == "" {
-		t = r.Spec
-	}
-	return t
 }
 
 func sortResults(rs []Result) {

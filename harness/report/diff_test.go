@@ -27,7 +27,7 @@ func TestDiffOnePairRegressed(t *testing.T) {
 	if c.Check != "access.peer-copy" || c.Target != "GPU0→GPU1" || !c.Regression || !strings.HasPrefix(c.Detail, "pass → fail: word 17") {
 		t.Errorf("change %+v", c)
 	}
-	if c.Rerun != "P2PCONF_BACKEND=fake:nvlink2 P2PCONF_PAIRS=0-1 go tool ginkgo --label-filter='id:access.peer-copy && pair:0-1' ./suites/access" {
+	if c.Rerun != "P2PCONF_BACKEND=fake P2PCONF_FAKE=nvlink2 P2PCONF_PAIRS=0-1 go tool ginkgo --label-filter='id:access.peer-copy && pair:0-1' ./suites/access" {
 		t.Errorf("rerun %q", c.Rerun)
 	}
 	text := d.Text()

@@ -224,7 +224,7 @@ func writeFamilyHTML(b *strings.Builder, v *view, f *familyView) {
 				open = " open"
 			}
 		}
-		fmt.Fprintf(b, "<details%s><summary>%d pair checks, one grid each</summary>\n<div class=\"checks\">\n", open, len(pairChecks))
+		fmt.Fprintf(b, "<details%s><summary>%s, one grid each</summary>\n<div class=\"checks\">\n", open, plural(len(pairChecks), "pair check"))
 		for _, c := range pairChecks {
 			writeGridHTML(b, c.check, c.check+" ["+c.kind+"]", v.gpus, func(k tkey) string { return cellHTML(c.cells[k]) })
 		}

@@ -244,7 +244,7 @@ func TestRunFolderFilesAndProgressiveMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.System.Backend != "unknown" || len(doc.Results) != 12 {
+	if doc.System.Backend != "unknown" || len(doc.Results) != 12 { // the fixture's description names no backend
 		t.Errorf("from Ginkgo JSON alone: backend %q, %d results", doc.System.Backend, len(doc.Results))
 	}
 	if !strings.Contains(readFile(t, filepath.Join(only, MatrixMDFile)), "NOT A HARDWARE RESULT") {
@@ -307,7 +307,7 @@ func TestJUnitShape(t *testing.T) {
 		t.Errorf("failure message must be one line: %q", f.Failure.Message)
 	}
 	for _, want := range []string{"kept its poison", "step: checking every word on GPU0",
-		"rerun: P2PCONF_BACKEND=fake:nvlink2 P2PCONF_PAIRS=1-0 go tool ginkgo --label-filter='id:access.peer-copy && pair:1-0' ./suites/access"} {
+		"rerun: P2PCONF_BACKEND=fake P2PCONF_FAKE=nvlink2 P2PCONF_PAIRS=1-0 go tool ginkgo --label-filter='id:access.peer-copy && pair:1-0' ./suites/access"} {
 		if !strings.Contains(f.Failure.Description, want) {
 			t.Errorf("failure body lacks %q:\n%s", want, f.Failure.Description)
 		}
@@ -334,8 +334,8 @@ func TestMatrixMarkdown(t *testing.T) {
 		"GPU(row) → GPU(column)",
 		"| **GPU1** | –¹ | X |",
 		"¹ needs peer access from GPU1 to GPU0",
-		"`P2PCONF_BACKEND=fake:nvlink2 P2PCONF_PAIRS=1-0 go tool ginkgo --label-filter='id:access.peer-copy && pair:1-0' ./suites/access`",
-		"`P2PCONF_BACKEND=fake:nvlink2 P2PCONF_GPUS=1 go tool ginkgo --label-filter='id:access.host-mapped && gpu:1' ./suites/access`",
+		"`P2PCONF_BACKEND=fake P2PCONF_FAKE=nvlink2 P2PCONF_PAIRS=1-0 go tool ginkgo --label-filter='id:access.peer-copy && pair:1-0' ./suites/access`",
+		"`P2PCONF_BACKEND=fake P2PCONF_FAKE=nvlink2 P2PCONF_GPUS=1 go tool ginkgo --label-filter='id:access.host-mapped && gpu:1' ./suites/access`",
 		"| *all per-GPU checks* | ✓ | T |",
 		"| **GPU0** | X | 389.6 |",
 		"| ordering.flag-handoff-weak | GPU0→GPU1 | ordering.flag-handoff-sys | yes | power-gated pass | {\"hits\":412,\"observed\":true,\"trials\":1000000} (stale reads in 412 of 1000000 instances) |",
@@ -459,6 +459,12 @@ func TestInterruptedRunLeavesValidFiles(t *testing.T) {
 	}
 }
 
+func TestWriteRunNeedsAFolder(t *testing.T) {
+	if err := WriteRun("", System{}, types.Report{}, RunMeta{}); err == nil || !strings.Contains(err.Error(), "P2PCONF_REPORT_DIR") {
+		t.Errorf("WriteRun without a folder: %v", err)
+	}
+}
+
 func TestResolveDir(t *testing.T) {
 	root := t.TempDir()
 	pkg := filepath.Join(root, "suites", "access")
@@ -520,7 +526,7 @@ func TestFleetView(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := readFile(t, filepath.Join(out, FleetMDFile))
-	for _, want := range []string{"p2pconf fleet — 2 hosts", "## access", "rerun on fakehost-8: `P2PCONF_BACKEND=fake:nvlink8 P2PCONF_PAIRS=3-5 go tool ginkgo --label-filter='id:access.peer-copy && pair:3-5' ./suites/access`"} {
+	for _, want := range []string{"p2pconf fleet — 2 hosts", "## access", "rerun on fakehost-8: `P2PCONF_BACKEND=fake P2PCONF_FAKE=nvlink8 P2PCONF_PAIRS=3-5 go tool ginkgo --label-filter='id:access.peer-copy && pair:3-5' ./suites/access`"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("fleet.md lacks %q", want)
 		}
@@ -547,6 +553,57 @@ func TestFleetView(t *testing.T) {
 			if !strings.HasPrefix(c.Name, "["+host+"] ") {
 				t.Errorf("fleet case %q in suite %q does not start with its host", c.Name, s.Name)
 			}
+		}
+	}
+}
+
+func TestRerunCommandBackends(t *testing.T) {
+	src, dst, gpu := 2, 3, 5
+	pair := Result{Check: "ipc.mem-handle-roundtrip", Family: "ipc", Kind: "conf", Src: &src, Dst: &dst}
+	for backend, want := range map[string]string{
+		"cuda":       "P2PCONF_PAIRS=2-3 go tool ginkgo --label-filter='id:ipc.mem-handle-roundtrip && pair:2-3' ./suites/ipc",
+		"fake:mixed": "P2PCONF_BACKEND=fake P2PCONF_FAKE=mixed P2PCONF_PAIRS=2-3 go tool ginkgo --label-filter='id:ipc.mem-handle-roundtrip && pair:2-3' ./suites/ipc",
+		"fake:nvlink8+drop-peer-stores+lying-caps": "P2PCONF_BACKEND=fake P2PCONF_FAKE=nvlink8 P2PCONF_FAKE_DEFECTS=drop-peer-stores,lying-caps P2PCONF_PAIRS=2-3 go tool ginkgo --label-filter='id:ipc.mem-handle-roundtrip && pair:2-3' ./suites/ipc",
+	} {
+		if got := RerunCommand(System{Backend: backend}, pair); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", backend, got, want)
+		}
+	}
+	one := Result{Check: "vmm.granularity", Family: "vmm", Kind: "conf", GPU: &gpu}
+	if got := RerunCommand(System{Backend: "cuda"}, one); got != "P2PCONF_GPUS=5 go tool ginkgo --label-filter='id:vmm.granularity && gpu:5' ./suites/vmm" {
+		t.Errorf("per-GPU rerun: %s", got)
+	}
+	sys := Result{Check: "ordering.litmus", Family: "ordering", Kind: "conf"}
+	if got := RerunCommand(System{Backend: "cuda"}, sys); got != "go tool ginkgo --label-filter='id:ordering.litmus' ./suites/ordering" {
+		t.Errorf("machine-wide rerun: %s", got)
+	}
+}
+
+// TestCheckOnGPUsAndPairs: a "1, pair" check shows in the per-GPU rows and
+// in its own pair grid.
+func TestCheckOnGPUsAndPairs(t *testing.T) {
+	g0, g1, a, b := 0, 1, 0, 1
+	doc := Document{SchemaVersion: SchemaVersion, System: System{Backend: "cuda", Host: "h"}, Results: []Result{
+		{Check: "ipc.event-handoff", Family: "ipc", Kind: "conf", Target: TargetGPU, GPU: &g0, Status: StatusPass},
+		{Check: "ipc.event-handoff", Family: "ipc", Kind: "conf", Target: TargetGPU, GPU: &g1, Status: StatusPass},
+		{Check: "ipc.event-handoff", Family: "ipc", Kind: "conf", Target: TargetPair, Src: &a, Dst: &b, Status: StatusFail, Reason: "stale data"},
+	}}
+	doc.Summary = Summarize(doc.Results)
+	md := Markdown(doc)
+	for _, want := range []string{"| ipc.event-handoff | ✓ | ✓ |", "ipc.event-handoff [conf] — GPU(row) → GPU(column)", "| **GPU0** | X | ✗ |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("matrix.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "NOT A HARDWARE RESULT") {
+		t.Error("a cuda run is a hardware result")
+	}
+}
+
+func TestBackendFromDescription(t *testing.T) {
+	for desc, want := range map[string]string{"access [fake:nvlink8]": "fake:nvlink8", "ipc [cuda]": "cuda", "access": "unknown", "x []": "unknown"} {
+		if got := backendFromDescription(desc); got != want {
+			t.Errorf("%q: %q, want %q", desc, got, want)
 		}
 	}
 }

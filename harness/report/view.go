@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 )
 
 // The view is what matrix.md and matrix.html show, computed once and
@@ -211,10 +210,10 @@ func newView(doc Document) *view {
 		if r.Status == StatusSkip {
 			note = f.note(r.Reason)
 		}
-		c := byCheck[r.Family+"\x00"+r.Check]
+		c := byCheck[r.Family+"\x00"+r.Check+"\x00"+r.Target]
 		if c == nil {
 			c = &checkView{check: r.Check, kind: r.Kind, target: r.Target, cells: cells{}}
-			byCheck[r.Family+"\x00"+r.Check] = c
+			byCheck[r.Family+"\x00"+r.Check+"\x00"+r.Target] = c
 			f.checks = append(f.checks, c)
 		}
 		c.cells.at(k).add(r, note)
@@ -346,103 +345,4 @@ func failureGroups(results []Result) []failureGroup {
 		groups[i].results = append(groups[i].results, r)
 	}
 	return groups
-}
-
-// RerunCommand is the command that runs one result's check again on its
-// GPU or pair alone, from the repository root.
-func RerunCommand(sys System, r Result) string {
-	prefix := ""
-	if b := sys.Backend; b != "cuda" && b != "" && b != "unknown" && !strings.HasPrefix(b, "mixed") {
-		prefix = "P2PCONF_BACKEND=" + b + " "
-	}
-	pkg := "./suites/" + r.Family
-	switch {
-	case r.Kind == "setup":
-		return prefix + "go tool ginkgo " + pkg
-	case r.Src != nil && r.Dst != nil:
-		p := fmt.Sprintf("%d-%d", *r.Src, *r.Dst)
-		return fmt.Sprintf("%sP2PCONF_PAIRS=%s go tool ginkgo --label-filter='id:%s && pair:%s' %s", prefix, p, r.Check, p, pkg)
-	case r.GPU != nil:
-		return fmt.Sprintf("%sP2PCONF_GPUS=%d go tool ginkgo --label-filter='id:%s && gpu:%d' %s", prefix, *r.GPU, r.Check, *r.GPU, pkg)
-	}
-	return fmt.Sprintf("%sgo tool ginkgo --label-filter='id:%s' %s", prefix, r.Check, pkg)
-}
-
-// Title is the matrix's title; it names the backend, so a fake run can
-// never pass for a hardware one.
-func Title(doc Document) string {
-	host := doc.System.Host
-	if host == "" {
-		host = "unknown host"
-	}
-	return fmt.Sprintf("p2pconf conformance matrix — %s — %s", host, backendName(doc.System))
-}
-
-func backendName(s System) string {
-	if s.Backend == "" {
-		return "unknown backend"
-	}
-	return s.Backend
-}
-
-// fakeWarning is shown above everything when the backend is not CUDA.
-func fakeWarning(s System) string {
-	if !s.IsFake() {
-		return ""
-	}
-	return fmt.Sprintf("Backend %q: these results do not come from GPU hardware.", backendName(s))
-}
-
-func gpuName(n int) string { return fmt.Sprintf("GPU%d", n) }
-
-func cudaVersion(v int) string {
-	if v <= 0 {
-		return "unknown"
-	}
-	return fmt.Sprintf("%d.%d (%d)", v/1000, v%1000/10, v)
-}
-
-// environment lists the run's environment as label/value rows.
-func environment(doc Document) [][2]string {
-	s, r := doc.System, doc.Run
-	rows := [][2]string{
-		{"backend", backendName(s)},
-		{"host", s.Host},
-		{"driver", s.DriverVersion},
-		{"CUDA driver API", cudaVersion(s.CUDAVersion)},
-		{"NVML", s.NVMLVersion},
-		{"kernel", s.Kernel},
-		{"IOMMU", s.IOMMU},
-		{"GPU selection", s.Selection},
-		{"tool", strings.TrimSpace(doc.Tool.Name + " " + doc.Tool.Version + " " + doc.Tool.Commit)},
-		{"label filter", r.LabelFilter},
-		{"seed", fmt.Sprint(r.Seed)},
-		{"start", fmtTime(r.Start)},
-		{"end", fmtTime(r.End)},
-	}
-	if len(r.Args) > 0 {
-		rows = append(rows, [2]string{"args", strings.Join(r.Args, " ")})
-	}
-	var keys []string
-	for k := range s.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		rows = append(rows, [2]string{k, s.Env[k]})
-	}
-	var out [][2]string
-	for _, row := range rows {
-		if row[1] != "" {
-			out = append(out, row)
-		}
-	}
-	return out
-}
-
-func fmtTime(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return t.Format(time.RFC3339)
 }

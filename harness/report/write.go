@@ -43,6 +43,9 @@ const (
 // lock on the folder keeps suites that finish together from losing each
 // other's results in the merged files.
 func WriteRun(dir string, sys System, r types.Report, meta RunMeta) error {
+	if dir == "" {
+		return errors.New("report: no report folder given (set P2PCONF_REPORT_DIR)")
+	}
 	dir = ResolveDir(dir)
 	FillHostDefaults(&sys)
 	doc := Convert(sys, r, meta)
@@ -112,8 +115,9 @@ func WriteMerged(dir string, doc Document) error {
 
 // LoadRunDir reads the per-suite documents of a run folder. A suite that
 // has only Ginkgo's JSON (<suite>.ginkgo.json, or ginkgo/<suite>.json as the
-// dist run script writes it) is converted from that, with backend
-// "unknown" since the system description is lost. A folder with only a
+// dist run script writes it) is converted from that: the backend comes from
+// the suite description ("access [fake:nvlink8]", else "unknown"), the rest
+// of the system description (host, GPUs, claims) is lost. A folder with only a
 // merged conformance.json yields that document.
 func LoadRunDir(dir string) ([]Document, error) {
 	var docs []Document
@@ -138,11 +142,16 @@ func LoadRunDir(dir string) ([]Document, error) {
 		if have[name] {
 			continue
 		}
-		d, err := docFromGinkgo(f, name)
+		d, err := docFromGinkgo(f)
 		if err != nil {
 			return nil, err
 		}
-		have[name] = true
+		// The file is named after the binary (ginkgo/<binary>.json), the
+		// document after the suite's label: either may be known already.
+		if have[d.Suites[0].Name] {
+			continue
+		}
+		have[name], have[d.Suites[0].Name] = true, true
 		docs = append(docs, d)
 	}
 	if len(docs) == 0 {
@@ -159,7 +168,7 @@ func LoadRunDir(dir string) ([]Document, error) {
 	return docs, nil
 }
 
-func docFromGinkgo(path, name string) (Document, error) {
+func docFromGinkgo(path string) (Document, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Document{}, err
@@ -170,12 +179,23 @@ func docFromGinkgo(path, name string) (Document, error) {
 	}
 	var docs []Document
 	for _, r := range reps {
-		docs = append(docs, Convert(System{Backend: "unknown"}, r, RunMeta{Suite: name, Args: []string{}}))
+		docs = append(docs, Convert(System{Backend: backendFromDescription(r.SuiteDescription)}, r, RunMeta{Args: []string{}}))
 	}
 	if len(docs) == 0 {
 		return Document{}, fmt.Errorf("%s: empty Ginkgo report", path)
 	}
 	return Merge(docs), nil
+}
+
+// backendFromDescription reads the backend from the suite description the
+// harness gives Ginkgo ("access [fake:nvlink8]"); "unknown" without one.
+func backendFromDescription(desc string) string {
+	if i := strings.LastIndex(desc, " ["); i >= 0 && strings.HasSuffix(desc, "]") {
+		if b := desc[i+2 : len(desc)-1]; b != "" {
+			return b
+		}
+	}
+	return "unknown"
 }
 
 // ReadDocument reads one conformance.json.

@@ -16,7 +16,7 @@ import (
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
-var _ = Describe("access: one GPU", func() {
+var _ = Describe("access:", func() {
 	h := harness.New()
 	timeout := harness.RunConfig().SpecTimeout
 	gpus := harness.GPUs()
@@ -35,7 +35,7 @@ var _ = Describe("access: one GPU", func() {
 			("src == dst" is INVALID_DEVICE), cuCtxEnablePeerAccess; observed on H200.
 			Applies to: every GPU.
 		*/
-		It(fmt.Sprintf("treats %s as no peer of itself: cuDeviceCanAccessPeer(%s, %s) is 0, P2P queries reject the pair and enabling peer access to itself fails", g, g, g),
+		It(fmt.Sprintf("%s is no peer of itself: cuDeviceCanAccessPeer(%s, %s) is 0, P2P queries reject the pair and enabling peer access to itself fails", g, g, g),
 			harness.GPULabels("access.self-is-not-a-peer", g), func(ctx SpecContext) {
 				By(fmt.Sprintf("asking cuDeviceCanAccessPeer(%s, %s)", g, g))
 				can, err := h.B().CanAccessPeer(g.Ordinal, g.Ordinal)
@@ -76,7 +76,7 @@ var _ = Describe("access: one GPU", func() {
 			Unified Addressing.
 			Applies to: every GPU; the cross-GPU part where the run has 2+ GPUs.
 		*/
-		It(fmt.Sprintf("names the owner of each pointer queried on %s: its own allocations, pinned host memory and every other GPU's allocations", g),
+		It(fmt.Sprintf("pointers queried on %s name their owner: %s's allocations, pinned host memory and every other GPU's allocations", g, g),
 			harness.GPULabels("access.uva-owner", g), func(ctx SpecContext) {
 				By(fmt.Sprintf("querying an allocation of %s", g))
 				expectOwner(h, g, g, h.Alloc(g, 4096))
@@ -108,7 +108,7 @@ var _ = Describe("access: one GPU", func() {
 			from all devices ... at the same address"); observed on H200.
 			Applies to: GPUs with CAN_MAP_HOST_MEMORY=1.
 		*/
-		It(fmt.Sprintf("lets a kernel on %s read and write mapped pinned host memory that the host then sees", g),
+		It(fmt.Sprintf("a kernel on %s reads and writes mapped pinned host memory that the host then sees", g),
 			harness.GPULabels("access.host-mapped", g), func(ctx SpecContext) {
 				h.RequireAttribute(g, backend.AttrCanMapHostMemory, 1)
 				const n = 1<<16 + 3
@@ -123,13 +123,13 @@ var _ = Describe("access: one GPU", func() {
 				add := seed32("access.host-mapped add", g) | 1
 				By(fmt.Sprintf("a kernel on %s adds %d to each word through the device pointer", g, add))
 				run(ctx, h, g, kernels.Transform, n, "kernel through the mapped device pointer", uint64(dp)+words32(n), uint64(dp), n, uint64(add))
-				Expect(harness.BytesToWords(hb.Mem[words32(n):words32(2*n)])).To(harness.EqualWords(plus(in, add)),
+				expectSame(plus(in, add), harness.BytesToWords(hb.Mem[words32(n):words32(2*n)]),
 					"host view of what a kernel on %s wrote through device pointer 0x%x", g, uint64(dp))
 
 				if h.Attribute(g, backend.AttrUnifiedAddressing) == 1 {
 					By(fmt.Sprintf("under UVA, a kernel on %s does the same through the host pointer itself", g))
 					run(ctx, h, g, kernels.Transform, n, "kernel through the host pointer", uint64(hb.Ptr)+words32(2*n), uint64(hb.Ptr), n, uint64(add+1))
-					Expect(harness.BytesToWords(hb.Mem[words32(2*n):])).To(harness.EqualWords(plus(in, add+1)),
+					expectSame(plus(in, add+1), harness.BytesToWords(hb.Mem[words32(2*n):]),
 						"host view of what a kernel on %s wrote through host pointer 0x%x", g, uint64(hb.Ptr))
 				}
 			}, SpecTimeout(timeout))

@@ -55,9 +55,18 @@ func poisoned(h *harness.Harness, g harness.GPU, n int) backend.DevicePtr {
 func expectWords(h *harness.Harness, g harness.GPU, p backend.DevicePtr, want []uint32, what string) {
 	GinkgoHelper()
 	got := h.Download(g, p, len(want)+guardWords)
-	Expect(got[:len(want)]).To(harness.EqualWords(want), "%s (read through %s)", what, g)
-	Expect(got[len(want):]).To(harness.EqualWords(poisonWords(guardWords)),
-		"%s: the %d guard words after the %d-word buffer on %s were overwritten", what, guardWords, len(want), g)
+	expectSame(want, got[:len(want)], "%s (read through %s)", what, g)
+	expectSame(poisonWords(guardWords), got[len(want):],
+		"%s: the %d guard words after the %d-word buffer on %s (want the poison)", what, guardWords, len(want), g)
+}
+
+// expectSame checks got word by word against want and reports how many
+// words differ and the first (its index, byte offset and both values).
+// Unlike a matcher on the slices it never prints them (64 MiB of words).
+func expectSame(want, got []uint32, format string, args ...any) {
+	GinkgoHelper()
+	m := harness.Compare(want, got)
+	Expect(m.Count).To(BeZero(), "%s: %s", fmt.Sprintf(format, args...), m)
 }
 
 func poisonWords(n int) []uint32 {
@@ -96,7 +105,7 @@ func remoteRoundTrip(ctx context.Context, h *harness.Harness, p harness.Pair, bu
 	expectWords(h, p.A, local, want, fmt.Sprintf("words a kernel on %s read from %s", p.A, what))
 	want = fillPattern(ctx, h, p.A, buf, n, seed+1, fmt.Sprintf("kernel on %s writing %s", p.A, what))
 	got := h.Download(p.B, buf, n)
-	Expect(got).To(harness.EqualWords(want), "words a kernel on %s wrote into %s, read on %s", p.A, what, p.B)
+	expectSame(want, got, "words a kernel on %s wrote into %s, read on %s", p.A, what, p.B)
 }
 
 // expectHealthy checks, after a helper's fault, that this process's
@@ -109,7 +118,7 @@ func expectHealthy(ctx context.Context, h *harness.Harness, gpus ...harness.GPU)
 		p := h.Alloc(g, words32(n))
 		want := fillPattern(ctx, h, g, p, n, seed32("healthy", g), fmt.Sprintf("health check on %s after the helper's fault", g))
 		run(ctx, h, g, kernels.Empty, 1, fmt.Sprintf("empty kernel on %s after the helper's fault", g))
-		Expect(h.Download(g, p, n)).To(harness.EqualWords(want), "health check on %s: a kernel's words copied back", g)
+		expectSame(want, h.Download(g, p, n), "health check on %s: a kernel's words copied back", g)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness"
 )
 
-var _ = Describe("Copy-engine bandwidth", func() {
+var _ = Describe("Copy engines", func() {
 	h := harness.New()
 	timeout := harness.RunConfig().SpecTimeout
 
@@ -25,7 +25,7 @@ var _ = Describe("Copy-engine bandwidth", func() {
 		   Source: CUDA Driver API cuMemcpyPeerAsync, cuEventElapsedTime; reference §12 (H200 NV18: 396 GB/s).
 		   Applies to: every ordered pair (staged through the host where peer access is unavailable).
 		*/
-		It(fmt.Sprintf("moves data from %s to %s with cuMemcpyPeerAsync at every size", p.A, p.B),
+		It(fmt.Sprintf("move data from %s to %s with cuMemcpyPeerAsync at every size", p.A, p.B),
 			harness.PairLabels(idCopyEngine, p, harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idCopyEngine, p)
 				s.enablePeers(p)
@@ -45,7 +45,7 @@ var _ = Describe("Copy-engine bandwidth", func() {
 		   Source: CUDA Driver API cuMemcpyPeerAsync, cuStreamWaitEvent; reference §12 (783 GB/s both ways).
 		   Applies to: every unordered pair, once.
 		*/
-		It(fmt.Sprintf("moves data between %s in both directions at once with cuMemcpyPeerAsync", both(p)),
+		It(fmt.Sprintf("move data between %s in both directions at once with cuMemcpyPeerAsync", both(p)),
 			harness.PairLabels(idCopyEngine, p, harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idCopyEngine, p)
 				s.enablePeers(p)
@@ -63,7 +63,7 @@ var _ = Describe("Copy-engine bandwidth", func() {
 		   byte read and written (2 × bytes copied), as memory bandwidth is quoted.
 		   Source: CUDA Driver API cuMemcpyAsync. Applies to: every GPU.
 		*/
-		It(fmt.Sprintf("copies within %s's memory with cuMemcpyAsync at every size", g),
+		It(fmt.Sprintf("copy within %s's memory with cuMemcpyAsync at every size", g),
 			harness.GPULabels(idCopyEngine, g, harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idCopyEngine, g)
 				b := s.bench("ce", "local", "cuMemcpyAsync within "+g.String())
@@ -79,7 +79,7 @@ var _ = Describe("Copy-engine bandwidth", func() {
 		   link (NVML current generation and width).
 		   Source: CUDA Driver API cuMemHostAlloc, cuMemcpyAsync. Applies to: every GPU that maps host memory.
 		*/
-		It(fmt.Sprintf("copies from pinned host memory to %s with cuMemcpyAsync at every size", g),
+		It(fmt.Sprintf("copy from pinned host memory to %s with cuMemcpyAsync at every size", g),
 			harness.GPULabels(idCopyEngine, g, harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idCopyEngine, g)
 				s.requireHostMapping(g)
@@ -88,7 +88,13 @@ var _ = Describe("Copy-engine bandwidth", func() {
 				b.measure(hostNominal(g), 1)
 			}, SpecTimeout(timeout))
 
-		It(fmt.Sprintf("copies from %s to pinned host memory with cuMemcpyAsync at every size", g),
+		/*
+		   ID: bandwidth.copy-engine (info + gate)
+		   Requirement: cuMemcpyAsync from the GPU's memory to pinned host memory MUST copy every byte;
+		   recorded per size with the fraction of the GPU's PCIe link.
+		   Source: CUDA Driver API cuMemcpyAsync. Applies to: every GPU that maps host memory.
+		*/
+		It(fmt.Sprintf("copy from %s to pinned host memory with cuMemcpyAsync at every size", g),
 			harness.GPULabels(idCopyEngine, g, harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idCopyEngine, g)
 				s.requireHostMapping(g)
@@ -97,7 +103,13 @@ var _ = Describe("Copy-engine bandwidth", func() {
 				b.measure(hostNominal(g), 1)
 			}, SpecTimeout(timeout))
 
-		It(fmt.Sprintf("copies between pinned host memory and %s in both directions at once", g),
+		/*
+		   ID: bandwidth.copy-engine (info + gate)
+		   Requirement: host→device and device→host cuMemcpyAsync on two streams of one GPU, started
+		   together, MUST each copy every byte; the total is recorded as the bidirectional host figure.
+		   Source: CUDA Driver API cuMemcpyAsync. Applies to: every GPU that maps host memory.
+		*/
+		It(fmt.Sprintf("copy between pinned host memory and %s in both directions at once", g),
 			harness.GPULabels(idCopyEngine, g, harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idCopyEngine, g)
 				s.requireHostMapping(g)

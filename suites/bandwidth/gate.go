@@ -16,10 +16,12 @@ import (
 // "bandwidth_gbps.<method>.<direction>.<size>", e.g. "bandwidth_gbps.ce.uni.1GiB".
 const MetricPrefix = "bandwidth_gbps."
 
-// GateMinSize is the smallest transfer a previous run's figure gates:
-// below it a figure measures submission and latency more than the link, and
-// varies from run to run by more than any sensible tolerance. Minimums
-// (which a person wrote on purpose) gate every size they name.
+// GateMinSize is the smallest transfer a previous run's figure gates (the
+// largest size measured is gated whatever it is, so a run with a small
+// P2PCONF_BW_MAX_SIZE still has a gate): below it a figure measures
+// submission and latency more than the link, and varies from run to run by
+// more than any sensible tolerance. Minimums (which a person wrote on
+// purpose) gate every size they name.
 const GateMinSize = 16 * MiB
 
 // Figure is one measured bandwidth of one GPU or ordered pair.
@@ -29,6 +31,8 @@ type Figure struct {
 	Metric string // "bandwidth_gbps.ce.uni.1GiB"
 	Bytes  uint64 // transfer size
 	GBps   float64
+	// Largest marks the largest size measured, gated even below GateMinSize.
+	Largest bool
 }
 
 // Verdict is the gate's answer for one figure.
@@ -183,7 +187,7 @@ func (m Minimum) applies(f Figure) bool {
 }
 
 // Judge is the gate for one figure. A previous run's figure gates transfers
-// of at least GateMinSize with the tolerance: the figure fails below
+// of at least GateMinSize (and the largest size) with the tolerance: the figure fails below
 // reference × (1 − tolerance). Minimums are floors (no tolerance); when
 // several apply, the highest counts. Without a baseline, or when the
 // baseline has nothing for the figure, the figure is not gated.
@@ -194,7 +198,7 @@ func (b *Baseline) Judge(f Figure, tolerance float64) Verdict {
 	}
 	if b.previous != nil {
 		ref, ok := b.previous[f.Target+" "+f.Metric]
-		if !ok || f.Bytes < GateMinSize {
+		if !ok || (f.Bytes < GateMinSize && !f.Largest) {
 			return v
 		}
 		v.Gated, v.Reference = true, ref

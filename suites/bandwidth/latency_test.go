@@ -11,7 +11,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness"
 )
 
-var _ = Describe("Latency", func() {
+var _ = Describe("Latency probes", func() {
 	h := harness.New()
 	timeout := harness.RunConfig().SpecTimeout
 
@@ -24,7 +24,7 @@ var _ = Describe("Latency", func() {
 		   Source: CUDA Driver API cuMemcpyPeerAsync, cuEventElapsedTime; reference §12 (8.2 µs round
 		   trip, 2.9 µs pipelined). Applies to: every ordered pair.
 		*/
-		It(fmt.Sprintf("completes a 4-byte cuMemcpyPeerAsync from %s to %s", p.A, p.B),
+		It(fmt.Sprintf("time a 4-byte cuMemcpyPeerAsync from %s to %s", p.A, p.B),
 			harness.PairLabels(idLatency, p), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idLatency, p)
 				s.enablePeers(p)
@@ -42,7 +42,7 @@ var _ = Describe("Latency", func() {
 		   Source: CUDA Programming Guide "Peer-to-Peer Memory Access"; reference §12 (855 ns per hop over
 		   NV18). Applies to: ordered pairs with cuDeviceCanAccessPeer(A, B) = 1.
 		*/
-		It(fmt.Sprintf("lets a kernel on %s chase pointers through %s's memory", p.A, p.B),
+		It(fmt.Sprintf("time a kernel on %s chasing pointers through %s's memory", p.A, p.B),
 			harness.PairLabels(idLatency, p), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idLatency, p)
 				s.requirePeers(p, false)
@@ -58,7 +58,7 @@ var _ = Describe("Latency", func() {
 		   Source: CUDA Driver API cuMemcpyAsync; reference §12 (145 ns per hop, second run).
 		   Applies to: every GPU.
 		*/
-		It(fmt.Sprintf("completes a 4-byte cuMemcpyAsync within %s's memory", g),
+		It(fmt.Sprintf("time a 4-byte cuMemcpyAsync within %s's memory", g),
 			harness.GPULabels(idLatency, g), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idLatency, g)
 				src, dst := s.wordBuf(g), s.wordBuf(g)
@@ -68,7 +68,12 @@ var _ = Describe("Latency", func() {
 				})
 			}, SpecTimeout(timeout))
 
-		It(fmt.Sprintf("lets a kernel on %s chase pointers through its own memory", g),
+		/*
+		   ID: bandwidth.latency (info)
+		   Requirement: one thread following a random cycle in its own GPU's memory MUST end on the element
+		   the chain leads to; ns per hop recorded. Source: reference §12. Applies to: every GPU.
+		*/
+		It(fmt.Sprintf("time a kernel on %s chasing pointers through its own memory", g),
 			harness.GPULabels(idLatency, g), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idLatency, g)
 				s.chaseLatency(g, g)

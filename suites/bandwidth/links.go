@@ -205,9 +205,8 @@ func activeLinks(d nvml.Device, g GPURef) ([]link, error) {
 		l.remote = busID(pci)
 		// The remote type is optional: without it a link whose far end is
 		// not the peer counts for nothing.
-		if t, ret := d.GetNvLinkRemoteDeviceType(i); ret == nvml.SUCCESS {
-			l.toSwitch = t == nvml.NVLINK_DEVICE_TYPE_SWITCH
-		}
+		t, ok := optional(func() (nvml.IntNvLinkDeviceType, nvml.Return) { return d.GetNvLinkRemoteDeviceType(i) })
+		l.toSwitch = ok && t == nvml.NVLINK_DEVICE_TYPE_SWITCH
 		out = append(out, l)
 	}
 	return out, nil
@@ -226,7 +225,12 @@ func pcieNominal(d nvml.Device, g GPURef) (Nominal, error) {
 	if !ok || width <= 0 {
 		return Nominal{}, fmt.Errorf("%w: %s reports PCIe generation %d width x%d, which has no known rate", ErrUnsupported, g.Name, gen, width)
 	}
-	return Nominal{GBps: rate * float64(width), Path: fmt.Sprintf("PCIe Gen%d x%d of %s at %.3g GB/s per lane per direction (current link state)", gen, width, g.Name, rate)}, nil
+	path := fmt.Sprintf("PCIe Gen%d x%d of %s at %.4g GB/s per lane per direction (current link state)", gen, width, g.Name, rate)
+	// The link may train down when idle; say so when NVML knows better.
+	if maxGen, ok := optional(d.GetMaxPcieLinkGeneration); ok && maxGen > gen {
+		path += fmt.Sprintf(", below the link's maximum Gen%d", maxGen)
+	}
+	return Nominal{GBps: rate * float64(width), Path: path}, nil
 }
 
 func handle(lib nvml.Interface, g GPURef) (nvml.Device, error) {
@@ -243,9 +247,9 @@ func nvmlErr(ret nvml.Return, format string, args ...any) error {
 	}
 	what := fmt.Sprintf(format, args...)
 	if ret == nvml.ERROR_NOT_SUPPORTED || ret == nvml.ERROR_FUNCTION_NOT_FOUND {
-		return fmt.Errorf("%w: %s returned %s", ErrUnsupported, what, nvml.ErrorString(ret))
+		return fmt.Errorf("%w: %s returned %s", ErrUnsupported, what, ret.String())
 	}
-	return fmt.Errorf("%s returned %s", what, nvml.ErrorString(ret))
+	return fmt.Errorf("%s returned %s", what, ret.String())
 }
 
 // recoverMock turns the panic of an NVML mock method that was left unset
@@ -255,6 +259,18 @@ func recoverMock(err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("%w: the NVML implementation panicked: %v", ErrUnsupported, r)
 	}
+}
+
+// optional makes an NVML call whose answer only refines the result: any
+// failure, a mock's panic included, is "no answer".
+func optional[T any](call func() (T, nvml.Return)) (v T, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	v, ret := call()
+	return v, ret == nvml.SUCCESS
 }
 
 // busID renders NVML's PciInfo.BusId (a NUL-terminated C string).

@@ -111,7 +111,9 @@ func (b *bench) runSize(size uint64) sizeResult {
 		var slowest float64
 		for i, l := range b.lanes {
 			slowest = max(slowest, ms[i])
-			b.exp.RecordValue(label+" "+l.label, gbps(size*uint64(batch), ms[i], b.factor), gmeasure.Units("GB/s"), gmeasure.Precision(1))
+			if len(b.lanes) > 1 {
+				b.exp.RecordValue(label+" "+l.label, gbps(size*uint64(batch), ms[i], b.factor), gmeasure.Units("GB/s"), gmeasure.Precision(1))
+			}
 		}
 		total := gbps(size*uint64(batch*len(b.lanes)), slowest, b.factor)
 		b.exp.RecordValue(label, total, gmeasure.Units("GB/s"), gmeasure.Precision(1))
@@ -120,12 +122,14 @@ func (b *bench) runSize(size uint64) sizeResult {
 	r.median, r.min, r.max = st.ValueFor(gmeasure.StatMedian), st.ValueFor(gmeasure.StatMin), st.ValueFor(gmeasure.StatMax)
 	r.stddev = st.ValueFor(gmeasure.StatStdDev)
 	for _, l := range b.lanes {
-		r.laneLabels = append(r.laneLabels, l.label)
-		r.laneMedian = append(r.laneMedian, b.exp.GetStats(label+" "+l.label).ValueFor(gmeasure.StatMedian))
+		if len(b.lanes) > 1 {
+			r.laneLabels = append(r.laneLabels, l.label)
+			r.laneMedian = append(r.laneMedian, b.exp.GetStats(label+" "+l.label).ValueFor(gmeasure.StatMedian))
+		}
 	}
 	r.submissionBoundNote = b.submissionBound
 	for i, l := range b.lanes {
-		s.verify(l.dst, size/4, s.seed(i), fmt.Sprintf("%s of %s by %s (%d timed batches of %d)", l.dst.where, label, b.what, reps+1, batch))
+		s.verify(l.dst, size/4, s.seed(i), fmt.Sprintf("%s after %d batches of %d × %s by %s (%s)", l.dst.where, reps+1, batch, label, b.what, l.label))
 	}
 	return r
 }

@@ -5,6 +5,7 @@ package bandwidth
 
 import (
 	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -84,3 +85,46 @@ func runsBidirectional(p harness.Pair) bool {
 }
 
 func both(p harness.Pair) string { return fmt.Sprintf("%s and %s", p.A, p.B) }
+
+// enablePeers enables peer access both ways where the driver allows it
+// (copy engines then go over the link instead of staging through the host)
+// and notes what it did.
+func (s *session) enablePeers(p harness.Pair) {
+	GinkgoHelper()
+	var on, off []string
+	for _, q := range []harness.Pair{p, p.Reverse()} {
+		ok, err := s.b.CanAccessPeer(q.A.Ordinal, q.B.Ordinal)
+		harness.ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", q.A, q.B)
+		if ok {
+			s.h.MustEnablePeerAccess(q)
+			on = append(on, q.String())
+		} else {
+			off = append(off, q.String())
+		}
+	}
+	switch {
+	case len(off) == 0:
+		s.note("peer access enabled both ways")
+	case len(on) == 0:
+		s.note("no peer access (cuDeviceCanAccessPeer=0 both ways): the driver stages copies through host memory")
+	default:
+		s.note("peer access enabled %s only (cuDeviceCanAccessPeer=0 for %s)", strings.Join(on, ", "), strings.Join(off, ", "))
+	}
+}
+
+// requirePeers skips unless kernels on p.A may touch p.B's memory (and, for
+// both, the reverse), then enables it.
+func (s *session) requirePeers(p harness.Pair, both bool) {
+	GinkgoHelper()
+	pairs := []harness.Pair{p}
+	if both {
+		pairs = append(pairs, p.Reverse())
+	}
+	for _, q := range pairs {
+		s.h.RequirePeerAccess(q)
+	}
+	for _, q := range pairs {
+		s.h.MustEnablePeerAccess(q)
+	}
+	s.note("peer access enabled %s", map[bool]string{false: "one way", true: "both ways"}[both])
+}

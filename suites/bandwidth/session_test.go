@@ -36,7 +36,9 @@ var (
 func suiteConfig() Config {
 	GinkgoHelper()
 	configOnce.Do(func() { suiteCfg, suiteErr = ReadConfig(os.Getenv) })
-	Expect(suiteErr).NotTo(HaveOccurred(), "bandwidth suite configuration")
+	if suiteErr != nil {
+		Fail("bandwidth suite configuration: " + suiteErr.Error())
+	}
 	return suiteCfg
 }
 
@@ -203,49 +205,6 @@ func (s *session) verify(b *buffer, words uint64, seed uint32, what string) {
 	res := s.h.Download(b.gpu, out, 2)
 	Expect(res[0]).To(BeZero(), "%s: %d of %d words differ from the source's pattern (first bad word %d, byte offset 0x%x)",
 		what, res[0], words, res[1], 4*uint64(res[1]))
-}
-
-// enablePeers enables peer access both ways where the driver allows it
-// (copy engines then go over the link instead of staging through the host)
-// and notes what it did.
-func (s *session) enablePeers(p harness.Pair) {
-	GinkgoHelper()
-	var on, off []string
-	for _, q := range []harness.Pair{p, p.Reverse()} {
-		ok, err := s.b.CanAccessPeer(q.A.Ordinal, q.B.Ordinal)
-		harness.ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", q.A, q.B)
-		if ok {
-			s.h.MustEnablePeerAccess(q)
-			on = append(on, q.String())
-		} else {
-			off = append(off, q.String())
-		}
-	}
-	switch {
-	case len(off) == 0:
-		s.note("peer access enabled both ways")
-	case len(on) == 0:
-		s.note("no peer access (cuDeviceCanAccessPeer=0 both ways): the driver stages copies through host memory")
-	default:
-		s.note("peer access enabled %s only (cuDeviceCanAccessPeer=0 for %s)", strings.Join(on, ", "), strings.Join(off, ", "))
-	}
-}
-
-// requirePeers skips unless kernels on p.A may touch p.B's memory (and, for
-// both, the reverse), then enables it.
-func (s *session) requirePeers(p harness.Pair, both bool) {
-	GinkgoHelper()
-	pairs := []harness.Pair{p}
-	if both {
-		pairs = append(pairs, p.Reverse())
-	}
-	for _, q := range pairs {
-		s.h.RequirePeerAccess(q)
-	}
-	for _, q := range pairs {
-		s.h.MustEnablePeerAccess(q)
-	}
-	s.note("peer access enabled %s", map[bool]string{false: "one way", true: "both ways"}[both])
 }
 
 // wordBuf is one word of g's memory.

@@ -11,7 +11,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness"
 )
 
-var _ = Describe("Kernel-driven copy bandwidth", func() {
+var _ = Describe("A bandwidth kernel", func() {
 	h := harness.New()
 	timeout := harness.RunConfig().SpecTimeout
 
@@ -25,7 +25,7 @@ var _ = Describe("Kernel-driven copy bandwidth", func() {
 		   Source: CUDA Programming Guide "Peer-to-Peer Memory Access"; reference §12 (read 372, write 370 GB/s).
 		   Applies to: ordered pairs with cuDeviceCanAccessPeer(A, B) = 1.
 		*/
-		It(fmt.Sprintf("lets a kernel on %s read %s's memory into its own at every size", p.A, p.B),
+		It(fmt.Sprintf("on %s reads %s's memory into its own at every size", p.A, p.B),
 			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idSMCopy, p)
 				s.requirePeers(p, false)
@@ -34,7 +34,12 @@ var _ = Describe("Kernel-driven copy bandwidth", func() {
 				b.measure(pairNominal(p), 1)
 			}, SpecTimeout(timeout))
 
-		It(fmt.Sprintf("lets a kernel on %s write its memory into %s's at every size", p.A, p.B),
+		/*
+		   ID: bandwidth.sm-read-write (info + gate)
+		   Requirement: with peer access A→B, a kernel on A MUST write all of A's buffer into B's memory;
+		   recorded per size with the link's fraction. Source: as above. Applies to: as above.
+		*/
+		It(fmt.Sprintf("on %s writes its memory into %s's at every size", p.A, p.B),
 			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idSMCopy, p)
 				s.requirePeers(p, false)
@@ -46,7 +51,13 @@ var _ = Describe("Kernel-driven copy bandwidth", func() {
 		if !runsBidirectional(p) {
 			continue
 		}
-		It(fmt.Sprintf("lets kernels on %s each read the other's memory at once", both(p)),
+		/*
+		   ID: bandwidth.sm-read-write (info + gate)
+		   Requirement: with peer access both ways, kernels on A and B each reading the other's memory at
+		   once MUST each copy every byte; the total is recorded as the bidirectional figure.
+		   Source: as above. Applies to: unordered pairs with cuDeviceCanAccessPeer = 1 both ways, once.
+		*/
+		It(fmt.Sprintf("on each of %s reads the other's memory at once", both(p)),
 			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idSMCopy, p)
 				s.requirePeers(p, true)
@@ -56,7 +67,12 @@ var _ = Describe("Kernel-driven copy bandwidth", func() {
 				b.measure(pairNominal(p), 2)
 			}, SpecTimeout(timeout))
 
-		It(fmt.Sprintf("lets kernels on %s each write into the other's memory at once", both(p)),
+		/*
+		   ID: bandwidth.sm-read-write (info + gate)
+		   Requirement: kernels on A and B each writing into the other's memory at once MUST each copy
+		   every byte; the total is recorded. Source and applies to: as above.
+		*/
+		It(fmt.Sprintf("on each of %s writes into the other's memory at once", both(p)),
 			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idSMCopy, p)
 				s.requirePeers(p, true)
@@ -75,7 +91,7 @@ var _ = Describe("Kernel-driven copy bandwidth", func() {
 		   writing the GPU's memory into it, MUST move every byte (recorded with the PCIe link's fraction).
 		   Source: CUDA Driver API cuMemHostAlloc(DEVICEMAP), cuMemHostGetDevicePointer. Applies to: every GPU.
 		*/
-		It(fmt.Sprintf("lets a kernel copy within %s's memory at every size", g),
+		It(fmt.Sprintf("copies within %s's memory at every size", g),
 			harness.GPULabels(idSMCopy, g, harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idSMCopy, g)
 				b := s.bench("sm", "local", "a kernel copy within "+g.String())
@@ -84,7 +100,12 @@ var _ = Describe("Kernel-driven copy bandwidth", func() {
 				b.measure(nil, 0)
 			}, SpecTimeout(timeout))
 
-		It(fmt.Sprintf("lets a kernel on %s read pinned host memory into its own at every size", g),
+		/*
+		   ID: bandwidth.sm-read-write (info + gate)
+		   Requirement: a kernel reading mapped pinned host memory into the GPU's MUST move every byte.
+		   Source: CUDA Driver API cuMemHostGetDevicePointer. Applies to: GPUs that map host memory.
+		*/
+		It(fmt.Sprintf("on %s reads pinned host memory into its own at every size", g),
 			harness.GPULabels(idSMCopy, g, harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idSMCopy, g)
 				s.requireHostMapping(g)
@@ -93,7 +114,12 @@ var _ = Describe("Kernel-driven copy bandwidth", func() {
 				b.measure(hostNominal(g), 1)
 			}, SpecTimeout(timeout))
 
-		It(fmt.Sprintf("lets a kernel on %s write its memory into pinned host memory at every size", g),
+		/*
+		   ID: bandwidth.sm-read-write (info + gate)
+		   Requirement: a kernel writing the GPU's memory into mapped pinned host memory MUST move every
+		   byte. Source: as above. Applies to: GPUs that map host memory.
+		*/
+		It(fmt.Sprintf("on %s writes its memory into pinned host memory at every size", g),
 			harness.GPULabels(idSMCopy, g, harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idSMCopy, g)
 				s.requireHostMapping(g)

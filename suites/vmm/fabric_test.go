@@ -33,7 +33,9 @@ var _ = Describe("vmm: FABRIC handles", func() {
 			harness.GPULabels("vmm.fabric-handle", g, harness.ProcessMulti), func(ctx SpecContext) {
 				granule(h, g, backend.HandleNone)
 				h.RequireAttribute(g, backend.AttrHandleTypeFabricSupported, 1)
-				size, seed := granule(h, g, backend.HandleFabric), uint32(harness.Seed("vmm.fabric-handle", g))
+				seed := uint32(harness.Seed("vmm.fabric-handle", g))
+				size, err := h.B().Granularity(g.Ordinal, backend.AllocProp{Device: g.Ordinal, HandleTypes: backend.HandleFabric}, false)
+				skipRefused(err, "cuMemGetAllocationGranularity(FABRIC)", g)
 
 				By("creating memory with the FABRIC handle type on " + g.String())
 				p, err := createPhysical(h.B(), g.Ordinal, size, backend.HandleFabric)

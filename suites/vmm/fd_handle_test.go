@@ -88,7 +88,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				By(fmt.Sprintf("sending only the number %d as JSON", f.Fd()))
 				rep := imp.do(importCmd{Op: opImportNumber, Device: int(g.Ordinal), Size: size, FD: int(f.Fd())})
 				Expect(rep.Code).NotTo(BeZero(), "import of the bare number %d on %s (handle 0x%x)", f.Fd(), g, rep.Handle)
-				Expect(rep.Mapped).To(BeFalse(), "importer on %s has a mapping after a failed import", g)
+				Expect(rep.Mapped).To(BeZero(), "address where the importer on %s mapped the failed import", g)
 				harness.Finding("cuMemImportFromShareableHandle(bare fd number)", cuerr.Result(rep.Code).Error(), g.String())
 				imp.exit(ctx, h)
 				harness.ExpectNoError(f.Close(), "close the exported fd on %s", g)
@@ -109,7 +109,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				seed := uint32(harness.Seed("vmm.import-outlives-exporter-release", g))
 				e := newExport(ctx, h, g, seed)
 				imp := startImporter(ctx, h)
-				e.sendTo(imp, g)
+				fds := e.sendTo(imp, g)
 
 				By("unmapping and releasing on the exporter's side")
 				harness.ExpectNoError(e.r.unmap(), "exporter's cuMemUnmap on %s", g)
@@ -123,6 +123,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				Expect(rep.Verdict.Mismatches).To(BeZero(), "importer's data after the exporter released: %s", rep.Verdict)
 				rep = imp.do(importCmd{Op: opUnmap, Device: int(g.Ordinal)})
 				Expect(rep.Code).To(BeZero(), "importer's unmap and release: %s", rep.Error)
+				Expect(rep.FDs).To(Equal(fds), "the importer's open descriptors after unmapping and releasing the import")
 				imp.exit(ctx, h)
 				expectFreeBackTo(ctx, h, g, e.baseline, "both sides unmapped and released")
 			}, SpecTimeout(time.Minute))
@@ -137,9 +138,7 @@ type export struct {
 	w        *gpuWork
 	p        *physical
 	r        *vaRange
-	f        *os.File
 	baseline uint64 // free memory before the allocation
-	fds      int    // open descriptors before the export
 }
 
 func newExport(ctx context.Context, h *harness.Harness, g harness.GPU, seed uint32) *export {
@@ -150,28 +149,33 @@ func newExport(ctx context.Context, h *harness.Harness, g harness.GPU, seed uint
 	harness.ExpectNoError(err, "reserve address space on %s", g)
 	DeferCleanup(r.free)
 	warmUp(ctx, h, e.w, g, r)
-	e.r, e.baseline, e.fds = r, freeMemory(h, g), countFDs()
+	e.r, e.baseline = r, freeMemory(h, g)
 
 	By(fmt.Sprintf("creating %d bytes on %s for POSIX fd export, mapping and filling them", size, g))
 	e.p = mustCreate(h, g, size, backend.HandlePosix)
 	harness.ExpectNoError(r.mapTo(e.p.handle), "map on %s", g)
 	harness.ExpectNoError(r.setAccess(rw(g)), "grant %s", g)
 	harness.ExpectNoError(e.w.fill(ctx, r.ptr, size/4, seed), "fill on %s", g)
-	e.f = exportFD(h, g, e.p)
 	return e
 }
 
-// sendTo sends the descriptor to the importer, which imports and maps it on
-// dev; both sides' descriptor counts must be back to where they were.
-func (e *export) sendTo(imp *importerHelper, dev harness.GPU) {
+// sendTo exports the allocation as a POSIX fd and sends it to the importer,
+// which imports and maps it on dev. The exporter's descriptor count must be
+// back to where it was before the export, and the importer must have closed
+// the descriptor it received; sendTo returns the importer's count before it
+// received it.
+func (e *export) sendTo(imp *importerHelper, dev harness.GPU) (importerFDs int) {
 	GinkgoHelper()
-	By(fmt.Sprintf("sending the fd with SCM_RIGHTS; the importer imports, maps and grants %s", dev))
-	rep := imp.importFD(int(e.f.Fd()), importCmd{Device: int(dev.Ordinal), Size: e.p.size})
-	harness.ExpectNoError(e.f.Close(), "close the exported fd after sending it")
-	Expect(countFDs()).To(Equal(e.fds), "the exporter's open descriptors after sending and closing the fd")
-	Expect(rep.FDsAfter).To(Equal(rep.FDsBefore), "the importer's open descriptors before receiving and after importing")
+	By(fmt.Sprintf("exporting a POSIX fd and sending it with SCM_RIGHTS; the importer imports, maps and grants %s", dev))
+	fds := countFDs()
+	f := exportFD(e.h, e.g, e.p)
+	rep := imp.importFD(int(f.Fd()), importCmd{Device: int(dev.Ordinal), Size: e.p.size})
+	harness.ExpectNoError(f.Close(), "close the exported fd after sending it")
+	Expect(countFDs()).To(Equal(fds), "the exporter's open descriptors after exporting, sending and closing the fd")
+	Expect(rep.FDsClosed).To(Equal(rep.FDsImported-1), "the importer's open descriptors after importing, before and after closing the received fd")
 	Expect(rep.Code).To(BeZero(), "import and map on %s of %s's memory: %s", dev, e.g, rep.Error)
 	Expect(rep.Access).To(Equal(backend.ProtReadWrite), "cuMemGetAccess(%s) in the importer after granting", dev)
+	return rep.FDs
 }
 
 // expectWords checks with a kernel on the exporter's GPU that its mapping

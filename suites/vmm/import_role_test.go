@@ -7,10 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"time"
-
-	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/backend"
@@ -47,13 +43,16 @@ type importReply struct {
 	Code    int32               `json:"code"` // the command's CUDA result; 0 for success
 	Error   string              `json:"error,omitempty"`
 	Handle  uint64              `json:"handle,omitempty"` // what the import returned
-	Mapped  bool                `json:"mapped"`           // an imported allocation is mapped
+	Mapped  uint64              `json:"mapped"`           // where an imported allocation is mapped, 0 if nowhere
 	Access  backend.AccessFlags `json:"access"`           // cuMemGetAccess after mapping
 	Verdict verdict             `json:"verdict"`
-	// FDsBefore and FDsAfter count the helper's open descriptors before the
-	// exporter's fd arrived and after the import closed it.
-	FDsBefore int `json:"fdsBefore,omitempty"`
-	FDsAfter  int `json:"fdsAfter,omitempty"`
+	// FDs counts the helper's open descriptors: before the exporter's fd
+	// arrived (import-fd), after unmapping and releasing (unmap).
+	FDs int `json:"fds,omitempty"`
+	// FDsImported and FDsClosed count them after the import, before and
+	// after closing the received fd (import-fd).
+	FDsImported int `json:"fdsImported,omitempty"`
+	FDsClosed   int `json:"fdsClosed,omitempty"`
 }
 
 // importer is the role's state: at most one imported allocation, mapped.
@@ -116,7 +115,7 @@ func (im *importer) do(ctx context.Context, cmd importCmd) (importReply, error) 
 	var err error
 	switch cmd.Op {
 	case opImportFD:
-		rep.FDsBefore = countFDs()
+		rep.FDs = countFDs()
 		if err := im.c.Send(importReply{}); err != nil { // ready: send the fd now
 			return rep, err
 		}
@@ -126,10 +125,11 @@ func (im *importer) do(ctx context.Context, cmd importCmd) (importReply, error) 
 		}
 		var h backend.AllocHandle
 		h, err = im.b.ImportFD(im.dev, int(f.Fd()))
+		rep.FDsImported = countFDs()
 		if cerr := f.Close(); cerr != nil { // closed on every path, before anything else can fail
 			return rep, fmt.Errorf("close the received fd: %w", cerr)
 		}
-		rep.FDsAfter = countFDs()
+		rep.FDsClosed = countFDs()
 		if err == nil {
 			rep.Handle = uint64(h)
 			err = im.mapImported(h, cmd.Size, &rep)
@@ -161,10 +161,13 @@ func (im *importer) do(ctx context.Context, cmd importCmd) (importReply, error) 
 		im.fault = im.fault || err != nil // a failed kernel may have poisoned the context
 	case opUnmap:
 		err = im.unmap()
+		rep.FDs = countFDs()
 	default:
 		return rep, fmt.Errorf("unknown command %q", cmd.Op)
 	}
-	rep.Mapped = im.r != nil && im.r.mapped
+	if im.r != nil && im.r.mapped {
+		rep.Mapped = uint64(im.r.ptr)
+	}
 	return rep, err
 }
 
@@ -207,51 +210,4 @@ func (im *importer) closeWork() error {
 	err := im.w.close()
 	im.w = nil
 	return err
-}
-
-// countFDs counts this process's open descriptors.
-func countFDs() int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	return len(ents)
-}
-
-// importerHelper is the spec's side of an importer.
-type importerHelper struct {
-	hp *harness.Helper
-}
-
-func startImporter(ctx context.Context, h *harness.Harness) *importerHelper {
-	GinkgoHelper()
-	return &importerHelper{hp: h.StartHelper(ctx, importerRole, harness.HelperOptions{Deadline: 40 * time.Second})}
-}
-
-// do sends cmd and returns the reply; a helper that fails or does not answer
-// in time fails the spec, naming its last step.
-func (ih *importerHelper) do(cmd importCmd) importReply {
-	GinkgoHelper()
-	harness.ExpectNoError(ih.hp.Send(cmd), "send %q to the importer", cmd.Op)
-	var rep importReply
-	harness.ExpectNoError(ih.hp.Recv(&rep), "the importer's answer to %q", cmd.Op)
-	return rep
-}
-
-// importFD sends fd with SCM_RIGHTS for the importer to import and map.
-func (ih *importerHelper) importFD(fd int, cmd importCmd) importReply {
-	GinkgoHelper()
-	cmd.Op = opImportFD
-	ih.do(cmd) // "ready"
-	harness.ExpectNoError(ih.hp.SendFD(fd, nil), "send fd %d with SCM_RIGHTS", fd)
-	var rep importReply
-	harness.ExpectNoError(ih.hp.Recv(&rep), "the importer's answer to %q", cmd.Op)
-	return rep
-}
-
-// exit ends the importer and checks it ended well.
-func (ih *importerHelper) exit(ctx context.Context, h *harness.Harness) {
-	GinkgoHelper()
-	harness.ExpectNoError(ih.hp.Send(importCmd{Op: opExit}), "send exit to the importer")
-	harness.ExpectNoError(h.WaitHelper(ctx, ih.hp), "importer")
 }

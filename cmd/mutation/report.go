@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// specResult is one spec of a run, named the way SPECS.md and the reports
+// name checks: its id: label, and its pair: label when it runs per pair.
+type specResult struct {
+	ID      string // "access.kernel-remote-write", or the node type for suite nodes ("BeforeSuite")
+	Pair    string // "0-1", or ""
+	Text    string // the full spec text
+	State   types.SpecState
+	Message string // the first line of the failure message
+}
+
+// Name is "access.kernel-remote-write[0-1]".
+func (s specResult) Name() string {
+	if s.Pair == "" {
+		return s.ID
+	}
+	return s.ID + "[" + s.Pair + "]"
+}
+
+// key identifies a spec across runs of one suite on one preset.
+func (s specResult) key() string { return s.ID + "\x00" + s.Pair + "\x00" + s.Text }
+
+func (s specResult) failed() bool { return s.State.Is(types.SpecStateFailureStates) }
+
+// runSummary is what one run of a suite reported.
+type runSummary struct {
+	Specs                     []specResult
+	Passed, Skipped, Failed   int
+	SuiteFailure              string // SpecialSuiteFailureReasons, joined
+	SuiteSucceeded, HasReport bool
+}
+
+// readReport parses a Ginkgo JSON report (a list of suite reports).
+func readReport(path string) (runSummary, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return runSummary{}, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(raw, &reports); err != nil {
+		return runSummary{}, fmt.Errorf("%s is not a Ginkgo JSON report: %w", path, err)
+	}
+	if len(reports) == 0 {
+		return runSummary{}, fmt.Errorf("%s holds no suite report", path)
+	}
+	sum := runSummary{HasReport: true, SuiteSucceeded: true}
+	for _, r := range reports {
+		sum.SuiteSucceeded = sum.SuiteSucceeded && r.SuiteSucceeded
+		if len(r.SpecialSuiteFailureReasons) > 0 {
+			sum.SuiteFailure = strings.Join(r.SpecialSuiteFailureReasons, "; ")
+		}
+		for _, sr := range r.SpecReports {
+			s := fromSpecReport(sr)
+			switch {
+			case s.failed():
+				sum.Failed++
+			case sr.State == types.SpecStatePassed && sr.LeafNodeType == types.NodeTypeIt:
+				sum.Passed++
+			case sr.State.Is(types.SpecStateSkipped | types.SpecStatePending):
+				sum.Skipped++
+			}
+			if sr.LeafNodeType == types.NodeTypeIt || s.failed() {
+				sum.Specs = append(sum.Specs, s)
+			}
+		}
+	}
+	return sum, nil
+}
+
+func fromSpecReport(sr types.SpecReport) specResult {
+	s := specResult{Text: sr.FullText(), State: sr.State}
+	for _, l := range sr.Labels() {
+		switch {
+		case strings.HasPrefix(l, "id:"):
+			s.ID = strings.TrimPrefix(l, "id:")
+		case strings.HasPrefix(l, "pair:"):
+			s.Pair = strings.TrimPrefix(l, "pair:")
+		}
+	}
+	if s.ID == "" {
+		s.ID = sr.LeafNodeType.String()
+		if sr.LeafNodeType == types.NodeTypeIt {
+			s.ID = "(no id) " + sr.LeafNodeText
+		}
+	}
+	msg := sr.Failure.Message
+	if sr.State == types.SpecStatePanicked && sr.Failure.ForwardedPanic != "" {
+		msg = "panic: " + sr.Failure.ForwardedPanic
+	}
+	s.Message, _, _ = strings.Cut(strings.TrimSpace(msg), "\n")
+	return s
+}
+
+// newFailures lists the specs that failed in run but not in base (the
+// baseline run of the same suite on the same preset without a defect),
+// sorted by name.
+func newFailures(base, run runSummary) []specResult {
+	failedBefore := map[string]bool{}
+	for _, s := range base.Specs {
+		if s.failed() {
+			failedBefore[s.key()] = true
+		}
+	}
+	var out []specResult
+	for _, s := range run.Specs {
+		if s.failed() && !failedBefore[s.key()] {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
+// failures lists the failed specs of a run, sorted by name.
+func failures(run runSummary) []specResult {
+	return newFailures(runSummary{}, run)
+}
+
+// groupByID shortens a failure list for printing: one entry per ID with
+// the pairs it failed on ("access.kernel-remote-write [0-1 1-0]").
+func groupByID(specs []specResult) []string {
+	var ids []string
+	pairs := map[string][]string{}
+	for _, s := range specs {
+		if _, ok := pairs[s.ID]; !ok {
+			ids = append(ids, s.ID)
+			pairs[s.ID] = nil
+		}
+		if s.Pair != "" && !slices.Contains(pairs[s.ID], s.Pair) {
+			pairs[s.ID] = append(pairs[s.ID], s.Pair)
+		}
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id
+		if len(pairs[id]) > 0 {
+			out[i] += " [" + strings.Join(pairs[id], " ") + "]"
+		}
+	}
+	return out
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/p2pconf/p2pconf/harness/fake"
+)
+
+// errNotBuilt marks a suite whose package does not exist yet: its defects
+// count as not caught, and that is not a harness error.
+var errNotBuilt = errors.New("not built yet")
+
+// mutator builds each suite's test binary once and runs it on the fake
+// backend, with and without defects, keeping reports and logs in work.
+type mutator struct {
+	root, work string
+	timeout    time.Duration
+	verbose    bool
+	log        io.Writer
+	binaries   map[string]string
+	buildErrs  map[string]error
+	baselines  map[string]runSummary
+	baseErrs   map[string]error
+}
+
+func newMutator(root, work string, timeout time.Duration, verbose bool, log io.Writer) *mutator {
+	return &mutator{root: root, work: work, timeout: timeout, verbose: verbose, log: log,
+		binaries: map[string]string{}, buildErrs: map[string]error{},
+		baselines: map[string]runSummary{}, baseErrs: map[string]error{}}
+}
+
+// moduleRoot finds the directory of p2pconf's go.mod from the working
+// directory upwards, so `go run ./cmd/mutation` works from anywhere inside.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.Contains(string(b), "module github.com/p2pconf/p2pconf") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside the p2pconf module (no go.mod naming github.com/p2pconf/p2pconf above the working directory)")
+		}
+		dir = parent
+	}
+}
+
+// binary returns the suite's test binary, building it on first use.
+func (m *mutator) binary(suite string) (string, error) {
+	if bin, ok := m.binaries[suite]; ok {
+		return bin, m.buildErrs[suite]
+	}
+	bin, err := m.build(suite)
+	m.binaries[suite], m.buildErrs[suite] = bin, err
+	return bin, err
+}
+
+func (m *mutator) build(suite string) (string, error) {
+	dir := filepath.Join(m.root, "suites", suite)
+	tests, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if len(tests) == 0 {
+		return "", errNotBuilt
+	}
+	bin := filepath.Join(m.work, suite+".test")
+	fmt.Fprintf(m.log, "building suites/%s\n", suite)
+	cmd := exec.Command("go", "test", "-c", "-o", bin, "./suites/"+suite+"/")
+	cmd.Dir = m.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go test -c ./suites/%s/: %v\n%s", suite, err, strings.TrimSpace(string(out)))
+	}
+	return bin, nil
+}
+
+// baseline is the suite's run on preset without defects.
+func (m *mutator) baseline(suite, preset string) (runSummary, error) {
+	k := suite + "/" + preset
+	if s, ok := m.baselines[k]; ok || m.baseErrs[k] != nil {
+		return s, m.baseErrs[k]
+	}
+	s, err := m.run(suite, preset, "")
+	m.baselines[k], m.baseErrs[k] = s, err
+	if err == nil {
+		fmt.Fprintf(m.log, "baseline %s on %s: %d passed, %d skipped, %d failed%s\n", suite, preset,
+			s.Passed, s.Skipped, s.Failed, listFailures(failures(s)))
+	}
+	return s, err
+}
+
+func listFailures(f []specResult) string {
+	if len(f) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(groupByID(f), ", ") + ")"
+}
+
+// run runs the suite's binary once on the fake backend with preset and (if
+// not empty) defect, and reads its Ginkgo JSON report. Failing specs are the
+// point; only a run without a readable report is an error.
+func (m *mutator) run(suite, preset, defect string) (runSummary, error) {
+	bin, err := m.binary(suite)
+	if err != nil {
+		return runSummary{}, err
+	}
+	name := suite + "-" + preset
+	if defect != "" {
+		name += "-" + defect
+	}
+	report := filepath.Join(m.work, name+".json")
+	logPath := filepath.Join(m.work, name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return runSummary{}, err
+	}
+	defer logFile.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), m.timeout+time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.count=1", "-test.timeout="+(m.timeout+30*time.Second).String(),
+		"-ginkgo.timeout="+m.timeout.String(), "-ginkgo.no-color", "-ginkgo.json-report="+report)
+	cmd.Dir = filepath.Join(m.root, "suites", suite)
+	cmd.Env = suiteEnv(preset, defect, filepath.Join(m.work, "reports", name))
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if m.verbose {
+		cmd.Stdout = io.MultiWriter(logFile, m.log)
+		cmd.Stderr = cmd.Stdout
+	}
+	start := time.Now()
+	runErr := cmd.Run()
+	sum, err := readReport(report)
+	if err != nil {
+		return runSummary{}, fmt.Errorf("suites/%s on %s%s wrote no usable report (%v; exit: %v); its output is in %s",
+			suite, preset, plusDefect(defect), err, runErr, logPath)
+	}
+	if m.verbose {
+		fmt.Fprintf(m.log, "ran suites/%s on %s%s in %s\n", suite, preset, plusDefect(defect), time.Since(start).Round(time.Millisecond))
+	}
+	return sum, nil
+}
+
+func plusDefect(d string) string {
+	if d == "" {
+		return ""
+	}
+	return "+" + d
+}
+
+// suiteEnv is this process's environment with the fake selected. The state
+// directory is left unset so that every run gets its own machine, and the
+// suite's report files go into the work directory, not the repository.
+func suiteEnv(preset, defect, reportDir string) []string {
+	drop := map[string]bool{"P2PCONF_BACKEND": true, fake.EnvPreset: true, fake.EnvDefects: true,
+		fake.EnvState: true, "P2PCONF_REPORT_DIR": true}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "P2PCONF_BACKEND=fake", fake.EnvPreset+"="+preset, fake.EnvDefects+"="+defect,
+		"P2PCONF_REPORT_DIR="+reportDir)
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The p2pconf Authors
+#
+# build.sh makes p2pconf-<version>-linux-amd64.tar.gz: every suite compiled
+# to a test binary (go test -c, cgo on), the p2pconf command and run.sh, so
+# a GPU node that has the NVIDIA driver but no Go can run the conformance
+# suites and get the same reports as `make conformance`.
+#
+#   dist/build.sh [--out DIR] [--version V] [PACKAGE...]
+#
+#   --out DIR     where the tarball goes (default dist/out, or $DIST_OUT)
+#   --version V   version stamped into every binary and the file name
+#                 (default $VERSION, else `git describe`, else 0.0.0-dev)
+#   PACKAGE...    suite packages to include (default ./suites/...; only
+#                 packages with test files become suite binaries)
+#
+# Layout of the tarball (one top folder, p2pconf-<version>-linux-amd64/):
+#   run.sh                 runs every suite and renders the report
+#   bin/p2pconf            topo, report, diff, version
+#   suites/<s>/<s>.test    one binary per suite package, in a folder that
+#                          mirrors the package path, with the package's
+#                          testdata/ beside it (binaries run there, as
+#                          go test runs them)
+#   suites.txt             "<folder> <binary>" per suite, in run order
+#   VERSION, README.md (reports/README.md), LICENSE, .p2pconf-root
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${DIST_OUT:-$root/dist/out}
+version=${VERSION:-}
+pkgs=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out=*) out=${1#--out=} ;;
+	--out) out=$2; shift ;;
+	--version=*) version=${1#--version=} ;;
+	--version) version=$2; shift ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "build.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+	*) pkgs+=("$1") ;;
+	esac
+	shift
+done
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(./suites/...)
+command -v go >/dev/null || { echo "build.sh: needs Go (go not on PATH)" >&2; exit 2; }
+
+cd "$root"
+if [ -z "$version" ]; then
+	version=$(git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
+fi
+version=${version//\//-}
+commit=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || true)}
+name=p2pconf-$version-linux-amd64
+case "$out" in /*) ;; *) out=$PWD/$out ;; esac
+
+stage_parent=$(mktemp -d)
+trap 'rm -rf "$stage_parent"' EXIT
+stage=$stage_parent/$name
+mkdir -p "$stage/bin" "$out"
+
+export GOOS=linux GOARCH=amd64 CGO_ENABLED=1
+export CGO_CFLAGS=${CGO_CFLAGS:--Wno-deprecated-declarations}
+pkg=github.com/p2pconf/p2pconf/harness/report
+ldflags="-X $pkg.Version=$version -X $pkg.Commit=$commit"
+
+echo "build.sh: p2pconf $version ($commit)" >&2
+go build -trimpath -ldflags "$ldflags" -o "$stage/bin/p2pconf" ./cmd/p2pconf
+
+# One test binary per package with tests, in a folder mirroring its path.
+modroot=$(go list -m -f '{{.Dir}}')
+: >"$stage/suites.txt"
+n=0
+while read -r importpath dir; do
+	[ -n "$importpath" ] || continue
+	rel=${dir#"$modroot"/}
+	bin=$(basename "$rel")
+	echo "build.sh: suite $rel" >&2
+	mkdir -p "$stage/$rel"
+	go test -c -trimpath -ldflags "$ldflags" -o "$stage/$rel/$bin.test" "$importpath"
+	if [ -d "$dir/testdata" ]; then
+		cp -R "$dir/testdata" "$stage/$rel/testdata"
+	fi
+	echo "$rel $bin" >>"$stage/suites.txt"
+	n=$((n + 1))
+done < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${pkgs[@]}")
+[ "$n" -gt 0 ] || { echo "build.sh: no suite packages with tests in ${pkgs[*]}" >&2; exit 1; }
+
+install -m 0755 dist/run.sh "$stage/run.sh"
+cp reports/README.md "$stage/README.md"
+cp LICENSE "$stage/LICENSE"
+echo "$version $commit" >"$stage/VERSION"
+: >"$stage/.p2pconf-root"
+
+tarball=$out/$name.tar.gz
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@${SOURCE_DATE_EPOCH:-0} \
+	-C "$stage_parent" -czf "$tarball.tmp" "$name"
+mv "$tarball.tmp" "$tarball"
+echo "$tarball"

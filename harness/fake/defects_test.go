@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package fake
+
+import (
+	"testing"
+
+	"github.com/p2pconf/p2pconf/harness/backend"
+)
+
+// symptoms: for each defect, a probe that reports whether the wrong
+// behaviour shows. Each probe runs on the defect's preset twice: clean (it
+// must not show) and with the defect alone (it must).
+var symptoms = map[string]func(t *testing.T, b *Backend) bool{
+	"peer-enable-both-ways": func(t *testing.T, b *Backend) bool {
+		buf0, _ := b.Alloc(0, 256)
+		must(t, b.EnablePeerAccess(0, 1))
+		return launch(t, b, 1, kStore, uint64(buf0), 1, 1) == nil
+	},
+	"peer-store-dropped": func(t *testing.T, b *Backend) bool {
+		buf1, _ := b.Alloc(1, 256)
+		must(t, b.EnablePeerAccess(0, 1))
+		must(t, launch(t, b, 0, kStore, uint64(buf1), 5, 64))
+		return words(t, b, 1, buf1, 64)[10] != 15
+	},
+	"peer-copy-corrupts": func(t *testing.T, b *Backend) bool {
+		src, _ := b.Alloc(0, 4096)
+		dst, _ := b.Alloc(1, 4096)
+		fillWords(t, b, 0, src, 1024, func(i int) uint32 { return uint32(i) })
+		s, _ := b.NewStream(1)
+		must(t, b.CopyPeerAsync(s, dst, 1, src, 0, 4096))
+		must(t, wait(t, b, s))
+		for i, w := range words(t, b, 1, dst, 1024) {
+			if w != uint32(i) {
+				return true
+			}
+		}
+		return false
+	},
+	"can-access-peer-lies": func(t *testing.T, b *Backend) bool {
+		if ok, _ := b.CanAccessPeer(0, 1); !ok {
+			return false
+		}
+		buf1, _ := b.Alloc(1, 256)
+		must(t, b.EnablePeerAccess(0, 1))
+		must(t, launch(t, b, 0, kStore, uint64(buf1), 5, 64))
+		return words(t, b, 1, buf1, 1)[0] != 5
+	},
+	"peer-disable-ignored": func(t *testing.T, b *Backend) bool {
+		buf1, _ := b.Alloc(1, 256)
+		must(t, b.EnablePeerAccess(0, 1))
+		must(t, b.DisablePeerAccess(0, 1))
+		return launch(t, b, 0, kStore, uint64(buf1), 1, 1) == nil
+	},
+	"self-peer-allowed": func(t *testing.T, b *Backend) bool {
+		ok, _ := b.CanAccessPeer(1, 1)
+		return ok
+	},
+	"pointer-owner-wrong": func(t *testing.T, b *Backend) bool {
+		p, _ := b.Alloc(1, 256)
+		ord, _ := b.PointerAttribute(1, backend.PointerDeviceOrdinal, p)
+		return ord != 1
+	},
+	"atomics-lose-updates": func(t *testing.T, b *Backend) bool {
+		ctr, _ := b.Alloc(0, 64)
+		must(t, b.EnablePeerAccess(1, 0))
+		must(t, launch(t, b, 1, kAdd, uint64(ctr), 32, 100))
+		return words(t, b, 0, ctr, 1)[0] != 3200
+	},
+	"host-atomics-lose-updates": func(t *testing.T, b *Backend) bool {
+		h, err := b.HostAlloc(0, 64, backend.HostAllocDeviceMap)
+		must(t, err)
+		must(t, launch(t, b, 0, kAdd, uint64(h.Ptr), 32, 100))
+		return leU32(h.Mem) != 3200
+	},
+	"atomic-caps-overstate": func(t *testing.T, b *Backend) bool {
+		caps, err := b.P2PAtomicCapabilities(backend.AllAtomicOperations(), 0, 2)
+		must(t, err)
+		return caps[0] != 0
+	},
+	"stream-wait-ignored": func(t *testing.T, b *Backend) bool {
+		got, _ := handoff(t, b, false)
+		return got[0] != 9
+	},
+	"event-completes-early": func(t *testing.T, b *Backend) bool {
+		_, pending := handoff(t, b, false)
+		return !pending
+	},
+	"release-not-ordered": func(t *testing.T, b *Backend) bool { return runMP(t, b) != 0 },
+	"elapsed-time-cross-device": func(t *testing.T, b *Backend) bool {
+		s0, _ := b.NewStream(0)
+		s1, _ := b.NewStream(1)
+		e0, _ := b.NewEvent(0, backend.EventDefault)
+		e1, _ := b.NewEvent(1, backend.EventDefault)
+		must(t, b.RecordEvent(e0, s0))
+		must(t, b.RecordEvent(e1, s1))
+		must(t, wait(t, b, s0))
+		must(t, wait(t, b, s1))
+		_, err := b.ElapsedTime(e0, e1)
+		return err == nil
+	},
+	"ipc-close-frees-exporter": func(t *testing.T, b *Backend) bool {
+		imp := openIn(t, b.StateDir(), b.preset.name, b.defectNames...)
+		p, _ := exported(t, b, 0)
+		h, _ := b.IPCGetMemHandle(0, p)
+		q, err := imp.IPCOpenMemHandle(0, h)
+		must(t, err)
+		must(t, imp.IPCCloseMemHandle(0, q))
+		return words(t, b, 0, p, 1)[0] != 1000
+	},
+	"ipc-same-process-open": func(t *testing.T, b *Backend) bool {
+		p, _ := exported(t, b, 0)
+		h, _ := b.IPCGetMemHandle(0, p)
+		_, err := b.IPCOpenMemHandle(0, h)
+		return err == nil
+	},
+	"ipc-event-flags-lax": func(t *testing.T, b *Backend) bool {
+		_, err := b.NewEvent(0, backend.EventInterprocess)
+		return err == nil
+	},
+	"vmm-access-before-set": func(t *testing.T, b *Backend) bool {
+		_, p := mapped(t, b, 0, 0, nil)
+		f, _ := b.MemGetAccess(0, 1, p)
+		return f != backend.ProtNone || launch(t, b, 1, kStore, uint64(p), 1, 1) == nil
+	},
+	"vmm-release-frees-mapped": func(t *testing.T, b *Backend) bool {
+		h, p := mapped(t, b, 0, 0, []backend.Access{{Device: 0, Flags: backend.ProtReadWrite}})
+		fillWords(t, b, 0, p, 4, func(int) uint32 { return 7 })
+		must(t, b.MemRelease(0, h))
+		return words(t, b, 0, p, 1)[0] != 7
+	},
+	"vmm-granularity-lax": func(t *testing.T, b *Backend) bool {
+		_, err := b.MemCreate(0, gran+4096, backend.AllocProp{Device: 0})
+		return err == nil
+	},
+	"free-leaks": func(t *testing.T, b *Backend) bool {
+		base, _, _ := b.MemInfo(0)
+		p, _ := b.Alloc(0, 1<<20)
+		must(t, b.Free(0, p))
+		free, _, _ := b.MemInfo(0)
+		return free != base
+	},
+}
+
+func TestEachDefectShowsAlone(t *testing.T) {
+	for _, d := range Defects() {
+		probe, ok := symptoms[d.Name]
+		if !ok {
+			t.Errorf("defect %s has no probe", d.Name)
+			continue
+		}
+		t.Run(d.Name, func(t *testing.T) {
+			if probe(t, open(t, d.Preset)) {
+				t.Errorf("clean %s shows the symptom of %s", d.Preset, d.Name)
+			}
+			if !probe(t, open(t, d.Preset, d.Name)) {
+				t.Errorf("%s on %s: the symptom does not show", d.Name, d.Preset)
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import (
+	"sync"
+
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// acc is the semantics and scope of an access.
+type acc struct {
+	sem kernels.Sem
+	sc  kernels.Scope
+}
+
+// Accesses and fences used by the catalogue.
+var (
+	weak   = acc{kernels.Weak, kernels.Sys}
+	rlxSys = acc{kernels.Relaxed, kernels.Sys}
+	rlxGPU = acc{kernels.Relaxed, kernels.GPU}
+	rlxCTA = acc{kernels.Relaxed, kernels.CTA}
+	relSys = acc{kernels.Release, kernels.Sys}
+	relGPU = acc{kernels.Release, kernels.GPU}
+	relCTA = acc{kernels.Release, kernels.CTA}
+	acqSys = acc{kernels.Acquire, kernels.Sys}
+	acqGPU = acc{kernels.Acquire, kernels.GPU}
+	acqCTA = acc{kernels.Acquire, kernels.CTA}
+	arSys  = acc{kernels.AcqRel, kernels.Sys}
+	scSys  = acc{kernels.SC, kernels.Sys}
+	scGPU  = acc{kernels.SC, kernels.GPU}
+	scCTA  = acc{kernels.SC, kernels.CTA}
+)
+
+// Location indexes.
+const (
+	x = 0
+	y = 1
+	z = 2
+)
+
+func st(loc int, v uint32, a acc) Op {
+	return Op{Kind: Store, Loc: loc, Val: v, Sem: a.sem, Scope: a.sc, Reg: NoReg, Src: NoReg}
+}
+
+// stInc stores register src + 1: the store half of a non-atomic increment.
+func stInc(loc, src int, a acc) Op {
+	return Op{Kind: Store, Loc: loc, Val: 1, Sem: a.sem, Scope: a.sc, Reg: NoReg, Src: src}
+}
+
+func ld(loc, reg int, a acc) Op {
+	return Op{Kind: Load, Loc: loc, Reg: reg, Sem: a.sem, Scope: a.sc, Src: NoReg}
+}
+
+// poll loads until it reads until (bounded by pollCap).
+func poll(loc int, until uint32, reg int, a acc) Op {
+	op := ld(loc, reg, a)
+	op.Poll, op.Until = true, until
+	return op
+}
+
+func fence(a acc) Op { return Op{Kind: Fence, Sem: a.sem, Scope: a.sc, Reg: NoReg, Src: NoReg} }
+
+func rmw(op kernels.AtomOp, loc int, v uint32, reg int, a acc) Op {
+	return Op{Kind: RMW, Atom: op, Loc: loc, Val: v, Reg: reg, Sem: a.sem, Scope: a.sc, Src: NoReg}
+}
+
+// pollCAS retries atom.cas(loc, cmp → nv) until it succeeds (reads cmp).
+func pollCAS(loc int, cmp, nv uint32, reg int, a acc) Op {
+	op := rmw(kernels.OpCAS, loc, nv, reg, a)
+	op.Cmp, op.Poll, op.Until = cmp, true, cmp
+	return op
+}
+
+type out = map[string]uint32
+
+const (
+	everywhere = InCTAs | InPair | InHost
+	onGPUs     = InCTAs | InPair
+)
+
+var (
+	catalogueOnce sync.Once
+	catalogue     []*Test
+)
+
+// Catalogue lists every litmus test variant, family by family, mutants
+// first within a family (so that, in definition order, a forbidden test
+// runs after the mutants that give it power).
+func Catalogue() []*Test {
+	catalogueOnce.Do(func() {
+		for _, family := range [][]*Test{mpTests(), sbTests(), lbTests(), coherenceTests(), rmwTests(), wrcTests(), isa2Tests()} {
+			var mutants, forbidden []*Test
+			for _, t := range family {
+				if t.Verdict == Allowed {
+					mutants = append(mutants, t)
+				} else {
+					forbidden = append(forbidden, t)
+				}
+			}
+			catalogue = append(append(catalogue, mutants...), forbidden...)
+		}
+	})
+	return catalogue
+}
+
+// mpTests: message passing, litmus.md A. T0 writes data x then flag y; T1
+// polls the flag, then reads the data. Weak: flag seen, data stale.
+func mpTests() []*Test {
+	mk := func(variant string, v Verdict, where Where, host []string, w, r []Op) *Test {
+		return &Test{Family: "MP", Variant: variant, Locs: []string{"x", "y"}, Threads: [][]Op{w, r},
+			Target: out{"r0": 1, "r1": 0}, Verdict: v, Where: where, Host: host, Source: "litmus.md A (message passing)"}
+	}
+	relAcq := func(name string, v Verdict, where Where, rel, acq acc) *Test {
+		return mk(name, v, where, nil, []Op{st(x, 1, weak), st(y, 1, rel)}, []Op{poll(y, 1, 0, acq), ld(x, 1, weak)})
+	}
+	fenced := func(name string, v Verdict, where Where, host []string, flag, f acc) *Test {
+		return mk(name, v, where, host, []Op{st(x, 1, weak), fence(f), st(y, 1, flag)}, []Op{poll(y, 1, 0, flag), fence(f), ld(x, 1, weak)})
+	}
+	both := []string{"GH", "HG"}
+	t := []*Test{
+		mk("rlx.sys", Allowed, everywhere, both, []Op{st(x, 1, rlxSys), st(y, 1, rlxSys)}, []Op{poll(y, 1, 0, rlxSys), ld(x, 1, rlxSys)}),
+		mk("rel.sys/acq.sys", Forbidden, everywhere, both, []Op{st(x, 1, weak), st(y, 1, relSys)}, []Op{poll(y, 1, 0, acqSys), ld(x, 1, weak)}),
+		fenced("F.ar.sys+rlx.sys", Forbidden, everywhere, both, rlxSys, arSys),
+		fenced("F.sc.sys+rlx.sys", Forbidden, everywhere, both, rlxSys, scSys),
+		mk("rel.sys/rlx.sys (no acquire)", Allowed, everywhere, []string{"HG"}, []Op{st(x, 1, weak), st(y, 1, relSys)}, []Op{poll(y, 1, 0, rlxSys), ld(x, 1, weak)}),
+		mk("rlx.sys/acq.sys (no release)", Allowed, everywhere, []string{"GH"}, []Op{st(x, 1, weak), st(y, 1, rlxSys)}, []Op{poll(y, 1, 0, acqSys), ld(x, 1, weak)}),
+		relAcq("rel.gpu/acq.gpu", Forbidden, onGPUs, relGPU, acqGPU),
+		relAcq("rel.sys/acq.gpu", Forbidden, InPair, relSys, acqGPU),
+		relAcq("rel.gpu/acq.sys", Forbidden, InPair, relGPU, acqSys),
+		relAcq("rel.cta/acq.cta", Forbidden, InCTAs, relCTA, acqCTA),
+		mk("exch.rel.sys/cas.acq.sys", Forbidden, everywhere, both,
+			[]Op{st(x, 1, weak), rmw(kernels.OpExch, y, 1, NoReg, relSys)}, []Op{pollCAS(y, 1, 1, 0, acqSys), ld(x, 1, weak)}),
+		fenced("weak flag+F.ar.sys", Allowed, onGPUs, nil, weak, arSys),
+		fenced("weak flag+F.sc.sys", Forbidden, onGPUs, nil, weak, scSys),
+	}
+	return t
+}
+
+// sbTests: store buffering, litmus.md B. Weak: both loads read 0.
+func sbTests() []*Test {
+	mk := func(variant string, v Verdict, where Where, host []string, sym bool, t0, t1 []Op) *Test {
+		return &Test{Family: "SB", Variant: variant, Locs: []string{"x", "y"}, Threads: [][]Op{t0, t1},
+			Target: out{"r0": 0, "r1": 0}, Verdict: v, Where: where, Host: host, Symmetric: sym, Source: "litmus.md B (store buffering)"}
+	}
+	plain := func(variant string, v Verdict, where Where, host []string, s, l acc) *Test {
+		return mk(variant, v, where, host, true, []Op{st(x, 1, s), ld(y, 0, l)}, []Op{st(y, 1, s), ld(x, 1, l)})
+	}
+	fenced := func(variant string, v Verdict, where Where, host []string, f acc) *Test {
+		return mk(variant, v, where, host, true, []Op{st(x, 1, rlxSys), fence(f), ld(y, 0, rlxSys)}, []Op{st(y, 1, rlxSys), fence(f), ld(x, 1, rlxSys)})
+	}
+	rmwSide := func(a, b int, reg int) []Op {
+		return []Op{rmw(kernels.OpExch, a, 1, NoReg, arSys), rmw(kernels.OpAdd, b, 0, reg, arSys)}
+	}
+	return []*Test{
+		plain("rlx.sys", Allowed, everywhere, []string{"GH"}, rlxSys, rlxSys),
+		plain("rel.sys/acq.sys", Allowed, onGPUs, nil, relSys, acqSys),
+		fenced("F.ar.sys", Allowed, onGPUs, nil, arSys),
+		fenced("F.sc.sys", Forbidden, everywhere, []string{"GH"}, scSys),
+		fenced("F.sc.gpu", Forbidden, onGPUs, nil, scGPU),
+		fenced("F.sc.cta", Forbidden, InCTAs, nil, scCTA),
+		mk("atom.acq_rel.sys", Forbidden, onGPUs, nil, true, rmwSide(x, y, 0), rmwSide(y, x, 1)),
+		mk("atom.acq_rel.sys, T1 plain", Allowed, onGPUs, nil, false, rmwSide(x, y, 0), []Op{st(y, 1, rlxSys), ld(x, 1, rlxSys)}),
+	}
+}
+
+// lbTests: load buffering, litmus.md C. Weak: both loads read the other
+// thread's later store.
+func lbTests() []*Test {
+	mk := func(variant string, v Verdict, sym bool, l0, s0, l1, s1 acc) *Test {
+		return &Test{Family: "LB", Variant: variant, Locs: []string{"x", "y"},
+			Threads: [][]Op{{ld(x, 0, l0), st(y, 1, s0)}, {ld(y, 1, l1), st(x, 1, s1)}},
+			Target:  out{"r0": 1, "r1": 1}, Verdict: v, Where: onGPUs, Symmetric: sym, Source: "litmus.md C (load buffering)"}
+	}
+	f := &Test{Family: "LB", Variant: "F.ar.sys", Locs: []string{"x", "y"},
+		Threads: [][]Op{{ld(x, 0, rlxSys), fence(arSys), st(y, 1, rlxSys)}, {ld(y, 1, rlxSys), fence(arSys), st(x, 1, rlxSys)}},
+		Target:  out{"r0": 1, "r1": 1}, Verdict: Forbidden, Where: onGPUs, Symmetric: true, Source: "litmus.md C (load buffering)"}
+	return []*Test{
+		mk("rlx.sys", Allowed, true, rlxSys, rlxSys, rlxSys, rlxSys),
+		mk("acq.sys/rel.sys", Forbidden, true, acqSys, relSys, acqSys, relSys),
+		mk("one way rel.sys/acq.sys", Forbidden, false, rlxSys, relSys, acqSys, rlxSys),
+		mk("acq.gpu/rel.gpu", Forbidden, true, acqGPU, relGPU, acqGPU, relGPU),
+		f,
+	}
+}

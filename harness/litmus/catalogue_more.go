@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import "github.com/p2pconf/p2pconf/kernels"
+
+// coherenceTests: SC per location, litmus.md D. Relaxed .sys accesses are
+// morally strong across GPUs, so each shape is forbidden; with .gpu scope
+// across GPUs, .cta scope across CTAs, or weak accesses the accesses are not
+// morally strong and the outcome is allowed. CoRR also runs as an
+// interleaving mutant: its target is a sequentially consistent outcome that
+// needs the two threads to interleave finely, so it shows the placement can
+// interleave at all.
+func coherenceTests() []*Test {
+	const src = "litmus.md D (coherence)"
+	corr := func(variant string, v Verdict, where Where, host []string, a acc, target out) *Test {
+		return &Test{Family: "CoRR", Variant: variant, Locs: []string{"x"},
+			Threads: [][]Op{{st(x, 1, a)}, {ld(x, 0, a), ld(x, 1, a)}},
+			Target:  target, Verdict: v, Where: where, Host: host, Source: src}
+	}
+	cowr := func(variant string, v Verdict, where Where, a acc) *Test {
+		return &Test{Family: "CoWR", Variant: variant, Locs: []string{"x"},
+			Threads: [][]Op{{st(x, 1, a), ld(x, 0, a)}, {st(x, 2, a)}}, Finals: []int{x},
+			Target: out{"r0": 2, "x": 1}, Verdict: v, Where: where, Source: src}
+	}
+	corw := func(variant string, v Verdict, where Where, a acc) *Test {
+		return &Test{Family: "CoRW", Variant: variant, Locs: []string{"x"},
+			Threads: [][]Op{{ld(x, 0, a), st(x, 1, a)}, {st(x, 2, a)}}, Finals: []int{x},
+			Target: out{"r0": 2, "x": 2}, Verdict: v, Where: where, Source: src}
+	}
+	coww := func(variant string, v Verdict, where Where, host []string, a acc) *Test {
+		return &Test{Family: "CoWW", Variant: variant, Locs: []string{"x"},
+			Threads: [][]Op{{st(x, 1, a), st(x, 2, a)}, {ld(x, 0, a), ld(x, 1, a)}},
+			Target:  out{"r0": 2, "r1": 1}, Verdict: v, Where: where, Host: host, Source: src + ", MP-CO"}
+	}
+	stale := out{"r0": 1, "r1": 0}
+	return []*Test{
+		corr("weak", Allowed, onGPUs, nil, weak, stale),
+		corr("rlx.sys interleaving", Allowed, everywhere, []string{"HG"}, rlxSys, out{"r0": 0, "r1": 1}),
+		corr("rlx.sys", Forbidden, everywhere, []string{"HG"}, rlxSys, stale),
+		corr("rlx.gpu", Forbidden, onGPUs, nil, rlxGPU, stale),
+		corr("rlx.cta", Forbidden, InCTAs, nil, rlxCTA, stale),
+		cowr("weak", Allowed, onGPUs, weak),
+		cowr("rlx.sys", Forbidden, onGPUs, rlxSys),
+		cowr("rlx.gpu", Forbidden, onGPUs, rlxGPU),
+		corw("weak", Allowed, onGPUs, weak),
+		corw("rlx.sys", Forbidden, onGPUs, rlxSys),
+		corw("rlx.gpu", Forbidden, onGPUs, rlxGPU),
+		coww("weak", Allowed, onGPUs, nil, weak),
+		coww("rlx.sys", Forbidden, everywhere, []string{"HG"}, rlxSys),
+		coww("rlx.gpu", Forbidden, onGPUs, nil, rlxGPU),
+	}
+}
+
+// rmwTests: RMW atomicity, litmus.md E. An atomic add and a concurrent store
+// (or add) to one word: the store must not vanish inside the add, and two
+// adds must not both read the initial value. Non-atomic ld/st increments
+// are the mutants.
+func rmwTests() []*Test {
+	const src = "litmus.md E (RMW atomicity)"
+	add := func(reg int, a acc) []Op { return []Op{rmw(kernels.OpAdd, x, 1, reg, a)} }
+	inc := func(reg int, a acc) []Op { return []Op{ld(x, reg, a), stInc(x, reg, a)} }
+	atomicity := func(variant string, v Verdict, where Where, host []string, t0 []Op, a acc) *Test {
+		return &Test{Family: "atomicity", Variant: variant, Locs: []string{"x"},
+			Threads: [][]Op{t0, {st(x, 2, a)}}, Finals: []int{x},
+			Target: out{"r0": 0, "x": 1}, Verdict: v, Where: where, Host: host, Source: src}
+	}
+	lost := func(variant string, v Verdict, t0, t1 []Op) *Test {
+		return &Test{Family: "lost-update", Variant: variant, Locs: []string{"x"},
+			Threads: [][]Op{t0, t1}, Finals: []int{x},
+			Target: out{"r0": 0, "r1": 0}, Verdict: v, Where: onGPUs, Symmetric: true, Source: src}
+	}
+	return []*Test{
+		atomicity("ld/st increment", Allowed, onGPUs, nil, inc(0, rlxSys), rlxSys),
+		atomicity("atom.add.rlx.sys", Forbidden, everywhere, []string{"GH"}, add(0, rlxSys), rlxSys),
+		atomicity("atom.add.rlx.gpu", Forbidden, onGPUs, nil, add(0, rlxGPU), rlxGPU),
+		lost("ld/st increments", Allowed, inc(0, rlxSys), inc(1, rlxSys)),
+		lost("atom.add.rlx.sys", Forbidden, add(0, rlxSys), add(1, rlxSys)),
+		lost("atom.add.rlx.gpu", Forbidden, add(0, rlxGPU), add(1, rlxGPU)),
+	}
+}
+
+// wrcTests: write-to-read causality, litmus.md F. T1 sees T0's x, then
+// publishes y; T2 sees y and must see x. Unannotated accesses rlx.sys.
+func wrcTests() []*Test {
+	mk := func(variant string, v Verdict, host []string, rel, acq acc) *Test {
+		return &Test{Family: "WRC", Variant: variant, Locs: []string{"x", "y"},
+			Threads: [][]Op{{st(x, 1, rlxSys)}, {poll(x, 1, 0, rlxSys), st(y, 1, rel)}, {poll(y, 1, 1, acq), ld(x, 2, rlxSys)}},
+			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere, Host: host, Source: "litmus.md F (cumulativity)"}
+	}
+	return []*Test{
+		mk("rlx.sys", Allowed, []string{"GGH"}, rlxSys, rlxSys),
+		mk("acq.sys only", Allowed, nil, rlxSys, acqSys),
+		mk("rel.sys/acq.sys", Forbidden, []string{"GGH"}, relSys, acqSys),
+		mk("rel.gpu/acq.gpu", Forbidden, nil, relGPU, acqGPU),
+	}
+}
+
+// isa2Tests: ISA2, a chain of two release/acquire hops, litmus.md F. The
+// scope-chained variant (hop 1 at .gpu between threads of one GPU, hop 2 at
+// .sys to the other GPU or the host) is the CUDA guide's cumulativity
+// example: forbidden where the first hop stays inside one GPU.
+func isa2Tests() []*Test {
+	mk := func(variant string, v Verdict, host []string, rel1, acq1, rel2, acq2 acc) *Test {
+		return &Test{Family: "ISA2", Variant: variant, Locs: []string{"x", "y", "z"},
+			Threads: [][]Op{{st(x, 1, weak), st(y, 1, rel1)}, {poll(y, 1, 0, acq1), st(z, 1, rel2)}, {poll(z, 1, 1, acq2), ld(x, 2, weak)}},
+			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere, Host: host, Source: "litmus.md F (cumulativity), CUDA guide memory-model example"}
+	}
+	return []*Test{
+		mk("hop 1 relaxed", Allowed, nil, rlxSys, acqSys, relSys, acqSys),
+		mk("hop 2 relaxed", Allowed, []string{"GGH"}, relSys, acqSys, rlxSys, acqSys),
+		mk("rel.sys/acq.sys", Forbidden, []string{"GGH"}, relSys, acqSys, relSys, acqSys),
+		mk("hop 1 .gpu, hop 2 .sys", Forbidden, []string{"GGH"}, relGPU, acqGPU, relSys, acqSys),
+		mk("hop 1 .sys, hop 2 .gpu", Forbidden, nil, relSys, acqSys, relGPU, acqGPU),
+	}
+}

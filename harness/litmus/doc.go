@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+// Package litmus holds the memory-model litmus tests of the ordering suite
+// (check ordering.litmus) and everything needed to run them at scale:
+//
+//   - test.go, catalogue*.go: litmus tests as data: threads of PTX memory
+//     operations (semantics and scope from package kernels), locations, the
+//     outcome a test is about, and its verdict (forbidden, or allowed and run
+//     as a mutant that shows the forbidden sibling could have failed).
+//   - model.go: the tests' sequentially consistent outcomes (enumerated), the
+//     value domains, the histogram encoding and the outcome classifier.
+//   - placement.go: where the threads run (between CTAs of one GPU, GPU and
+//     host thread, two GPUs) and the rule that turns a forbidden test into a
+//     mutant when a scope does not cover the threads it must synchronise.
+//   - ptx.go, kernel.go: the PTX generated from a test at run time (.version
+//     7.0, .target sm_70) and its *kernels.Kernel descriptor.
+//   - sim.go: the same kernel interpreted in Go for the fake backend.
+//   - host.go: the host thread's side (sync/atomic on mapped pinned memory).
+//   - runner.go, result.go, power.go: the parallel testing environment
+//     (many instances per iteration, permuted roles and locations, a bounded
+//     start gate and bounded barriers), outcome statistics and report entries.
+//
+// The kernel is persistent: each launch passes a start gate opened by the
+// host, then runs a number of iterations. In each iteration every testing
+// thread plays one role of one instance; the roles of an instance sit in
+// different CTAs (or GPUs, or the host), and which thread plays which
+// instance, and where each location lies, changes every iteration. After a
+// barrier the collector threads read the instance's registers and final
+// values, count the outcome in a shared-memory histogram and reset the
+// instance; two location sets alternate so that the reset needs no second
+// barrier. Histograms are added into device memory at the end of a launch,
+// so the host reads one small buffer per test. Every wait in the kernel is
+// bounded by %globaltimer and ends in a status word, never in a hang.
+//
+// The package is imported by the suites; it uses the harness fixture and
+// never imports a backend.
+package litmus

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// Unit is where a thread runs or a location lives: the placement's first
+// GPU (A), its second (B), or the host.
+type Unit int
+
+// Units.
+const (
+	UnitHost Unit = -1
+	UnitA    Unit = 0
+	UnitB    Unit = 1
+)
+
+// PlaceKind is the kind of a placement.
+type PlaceKind int
+
+// Placement kinds.
+const (
+	CTAs     PlaceKind = iota // all threads on GPU A, in different CTAs
+	WithHost                  // some threads on GPU A, some on host threads
+	TwoGPUs                   // threads on GPU A and GPU B, over peer memory
+)
+
+// Placement says where each thread of a test runs and where each location
+// lives.
+type Placement struct {
+	Kind  PlaceKind
+	Roles []Unit // per thread
+	Homes []Unit // per location
+}
+
+// Placements lists the placements a test runs in, for kind.
+func (t *Test) Placements(kind PlaceKind) []Placement {
+	n := len(t.Threads)
+	switch {
+	case kind == CTAs && t.Where&InCTAs != 0:
+		return []Placement{{Kind: CTAs, Roles: units(n, UnitA), Homes: units(len(t.Locs), UnitA)}}
+	case kind == WithHost && t.Where&InHost != 0:
+		var out []Placement
+		for _, pat := range t.Host {
+			roles := make([]Unit, n)
+			for i, c := range pat {
+				roles[i] = map[rune]Unit{'G': UnitA, 'H': UnitHost}[c]
+			}
+			out = append(out, Placement{Kind: WithHost, Roles: roles, Homes: t.homes(roles)})
+		}
+		return out
+	case kind == TwoGPUs && t.Where&InPair != 0 && n == 2:
+		roles := []Unit{UnitA, UnitB}
+		out := []Placement{{Kind: TwoGPUs, Roles: roles, Homes: units(len(t.Locs), UnitA)}}
+		if !t.Symmetric {
+			out = append(out, Placement{Kind: TwoGPUs, Roles: roles, Homes: units(len(t.Locs), UnitB)})
+		}
+		return out
+	case kind == TwoGPUs && t.Where&InPair != 0 && n == 3:
+		var out []Placement
+		for _, roles := range [][]Unit{{UnitA, UnitB, UnitA}, {UnitA, UnitB, UnitB}, {UnitA, UnitA, UnitB}} {
+			out = append(out, Placement{Kind: TwoGPUs, Roles: roles, Homes: t.homes(roles)})
+		}
+		return out
+	}
+	return nil
+}
+
+func units(n int, u Unit) []Unit {
+	out := make([]Unit, n)
+	for i := range out {
+		out[i] = u
+	}
+	return out
+}
+
+// homes puts a location the host touches in pinned host memory (the host
+// cannot reach device memory) and any other location with the first thread
+// that writes it (reads of the writer's memory showed weak outcomes most
+// often on the H200s).
+func (t *Test) homes(roles []Unit) []Unit {
+	out := make([]Unit, len(t.Locs))
+	for l := range t.Locs {
+		out[l] = UnitHost
+		first := -1
+		host := false
+		for i, th := range t.Threads {
+			for _, op := range th {
+				if op.Kind == Fence || op.Loc != l {
+					continue
+				}
+				host = host || roles[i] == UnitHost
+				if first < 0 && (op.Kind == Store || op.Kind == RMW) {
+					first = i
+				}
+			}
+		}
+		switch {
+		case host:
+		case first >= 0:
+			out[l] = roles[first]
+		default:
+			out[l] = roles[0]
+		}
+	}
+	return out
+}
+
+// distance is the narrowest scope that includes two threads: GPU for
+// different CTAs of one GPU (roles never share a CTA), Sys otherwise.
+func (p Placement) distance(i, j int) kernels.Scope {
+	if p.Roles[i] == p.Roles[j] && p.Roles[i] != UnitHost {
+		return kernels.GPU
+	}
+	return kernels.Sys
+}
+
+// Verdict is the test's verdict in this placement. A forbidden test stays
+// forbidden only if every non-weak GPU operation's scope includes every
+// other thread that accesses the same location (for a fence: every other
+// thread); otherwise its operations are not morally strong and the outcome
+// is allowed (a scope mutant, e.g. .gpu across GPUs). This can only weaken a
+// verdict, never make an allowed outcome forbidden. The reason names the
+// first operation whose scope is too narrow.
+func (p Placement) Verdict(t *Test) (Verdict, string) {
+	if t.Verdict == Allowed {
+		return Allowed, ""
+	}
+	for i, th := range t.Threads {
+		if p.Roles[i] == UnitHost {
+			continue
+		}
+		for _, op := range th {
+			if op.Sem == kernels.Weak {
+				continue
+			}
+			need := kernels.CTA
+			for j, other := range t.Threads {
+				if j != i && (op.Kind == Fence || touches(other, op.Loc)) {
+					need = max(need, p.distance(i, j))
+				}
+			}
+			if op.Scope < need {
+				return Allowed, fmt.Sprintf("%s in T%d has scope .%s, which does not include the threads it synchronises with (needs .%s)", opText(op, t), i, op.Scope, need)
+			}
+		}
+	}
+	return Forbidden, ""
+}
+
+func touches(th []Op, loc int) bool {
+	for _, op := range th {
+		if op.Kind != Fence && op.Loc == loc {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe names the placement for spec texts: a and b are the GPUs' names.
+func (p Placement) Describe(t *Test, a, b string) string {
+	name := func(u Unit) string {
+		switch u {
+		case UnitA:
+			return a
+		case UnitB:
+			return b
+		}
+		return "the host"
+	}
+	if p.Kind == CTAs {
+		return "between CTAs of " + a
+	}
+	var roles []string
+	for i, u := range p.Roles {
+		roles = append(roles, fmt.Sprintf("T%d on %s", i, name(u)))
+	}
+	byHome := map[Unit][]string{}
+	var order []Unit
+	for l, u := range p.Homes {
+		if _, ok := byHome[u]; !ok {
+			order = append(order, u)
+		}
+		byHome[u] = append(byHome[u], t.Locs[l])
+	}
+	var homes []string
+	for _, u := range order {
+		where := name(u) + "'s memory"
+		if u == UnitHost {
+			where = "pinned host memory"
+		}
+		homes = append(homes, strings.Join(byHome[u], ",")+" in "+where)
+	}
+	return "with " + strings.Join(roles, ", ") + " and " + strings.Join(homes, ", ")
+}
+
+// HostRMW reports whether a read-modify-write touches a location in host
+// memory: atomic only where the GPU's host atomics are native.
+func (p Placement) HostRMW(t *Test) bool {
+	for _, th := range t.Threads {
+		for _, op := range th {
+			if op.Kind == RMW && p.Homes[op.Loc] == UnitHost {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// PeerRMW reports whether a GPU applies a read-modify-write to the other
+// GPU's memory: atomic only where the pair's atomics are native.
+func (p Placement) PeerRMW(t *Test) bool {
+	for i, th := range t.Threads {
+		for _, op := range th {
+			if op.Kind == RMW && p.Homes[op.Loc] != UnitHost && p.Homes[op.Loc] != p.Roles[i] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rolesOn lists the threads that run on unit u.
+func (p Placement) rolesOn(u Unit) []int {
+	var out []int
+	for i, r := range p.Roles {
+		if r == u {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// opText renders an operation as PTX-like text for messages.
+func opText(op Op, t *Test) string {
+	loc := ""
+	if op.Kind != Fence {
+		loc = " " + t.Locs[op.Loc]
+	}
+	return strings.TrimSpace(strings.Fields(instruction(op))[0]) + loc
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/p2pconf/p2pconf/harness"
+)
+
+// mutantRun is what a mutant spec saw, kept for its forbidden siblings.
+type mutantRun struct {
+	Test   string  `json:"test"`
+	Hits   uint64  `json:"weak_outcomes"`
+	Trials uint64  `json:"instances"`
+	Rate   float64 `json:"weak_outcomes_per_second"`
+}
+
+// powerRegistry remembers, per group (family, placement, GPUs), the mutants
+// that ran in this process, so a forbidden spec that runs after them can say
+// whether its pass is power-gated.
+var powerRegistry = struct {
+	sync.Mutex
+	runs map[string][]mutantRun
+}{runs: map[string][]mutantRun{}}
+
+func rememberMutant(c Case, m mutantRun) {
+	powerRegistry.Lock()
+	defer powerRegistry.Unlock()
+	powerRegistry.runs[c.group()] = append(powerRegistry.runs[c.group()], m)
+}
+
+func mutantsOf(c Case) []mutantRun {
+	powerRegistry.Lock()
+	defer powerRegistry.Unlock()
+	return append([]mutantRun(nil), powerRegistry.runs[c.group()]...)
+}
+
+// Report attaches the run's observations to the spec: instances,
+// instances/s, skipped instances, the outcome histogram; for a forbidden
+// test its violations and their 95 % upper bound, and whether the mutants
+// that ran before it in this process showed power; for a mutant its weak
+// outcomes per second and a power entry naming its forbidden siblings.
+func Report(r *Result) {
+	c := r.Case
+	where := fmt.Sprintf("%s %s", c.Test.Name(), c.Where())
+	n := r.Instances()
+	harness.Metric("instances", float64(n), "instances", fmt.Sprintf("%s: %d per iteration, %d iterations in %d launches", where, r.N, r.Iterations, r.Launches))
+	harness.Metric("instances_per_second", r.Rate(), "1/s", fmt.Sprintf("%s: counted instances per second of launch time (%s)", where, r.Elapsed))
+	harness.Metric("skipped_instances", float64(r.Skipped()), "instances", fmt.Sprintf("%s: launched but not counted because a wait timed out", where))
+	harness.Finding("outcome_histogram", r.Histogram(), where)
+	if other := r.Count(OtherWeak); other > 0 {
+		harness.Finding("unjudged_weak_outcomes", other, fmt.Sprintf("%s: outcomes that are neither sequentially consistent nor the target (the test does not judge them)", where))
+	}
+	hits := r.Count(Target)
+	if c.Verdict == Forbidden {
+		ub := r.UpperBound95()
+		harness.Metric("violations", float64(hits), "instances", fmt.Sprintf("%s: forbidden outcome %s", where, c.Test.TargetText()))
+		harness.Metric("violation_upper_bound_95", ub, "per instance", fmt.Sprintf("%s: 95 %% upper bound on the probability of %s per instance", where, c.Test.TargetText()))
+		harness.Metric("violation_upper_bound_95_per_second", ub*r.Rate(), "1/s", where)
+		reportPower(c)
+		return
+	}
+	rate := perSecond(hits, r.Elapsed)
+	harness.Metric("weak_outcomes", float64(hits), "instances", fmt.Sprintf("%s: allowed weak outcome %s", where, c.Test.TargetText()))
+	harness.Metric("weak_outcomes_per_second", rate, "1/s", where)
+	sib := c.Siblings()
+	detail := fmt.Sprintf("mutant %s on %s: weak outcome %s in %d of %d instances; gives power to %s", where, c.Target(), c.Test.TargetText(), hits, n, orNone(sib))
+	if c.Why != "" {
+		detail += "; a mutant here because " + c.Why
+	}
+	harness.Power(CheckID, harness.PowerResult{Observed: hits > 0, Hits: int(hits), Trials: int(n)}, detail)
+	rememberMutant(c, mutantRun{Test: c.Test.Name(), Hits: hits, Trials: n, Rate: rate})
+}
+
+// reportPower says, from a forbidden spec, whether its mutants that ran
+// earlier in this process showed their weak outcome.
+func reportPower(c Case) {
+	runs := mutantsOf(c)
+	if len(runs) == 0 {
+		return
+	}
+	var seen []string
+	for _, m := range runs {
+		if m.Hits > 0 {
+			seen = append(seen, fmt.Sprintf("%s (%d of %d, %.3g/s)", m.Test, m.Hits, m.Trials, m.Rate))
+		}
+	}
+	where := fmt.Sprintf("%s %s", c.Test.Name(), c.Where())
+	if len(seen) > 0 {
+		harness.Finding("power shown", runs, fmt.Sprintf("%s: mutants showed their weak outcome: %s", where, strings.Join(seen, ", ")))
+		return
+	}
+	harness.Finding("no power shown", runs, fmt.Sprintf("%s: none of the %d mutants that ran before showed its weak outcome; the pass is not power-gated", where, len(runs)))
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "no forbidden test in this placement"
+	}
+	return strings.Join(s, ", ")
+}

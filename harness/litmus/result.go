@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Result is what one case's run saw.
+type Result struct {
+	Case       Case
+	N          uint32        // instances per iteration
+	Launches   int           // launches made
+	Iterations uint64        // iterations launched
+	Launched   uint64        // instances launched (Iterations·N)
+	Elapsed    time.Duration // wall time of the launches, gate to end
+	Hist       []uint64      // instances per outcome bin
+	Aborts     []string      // why launches stopped early
+
+	consecutiveAborts int
+}
+
+func (r *Result) record(iters, n uint32, took time.Duration, aborts []string) {
+	r.N = n
+	r.Launches++
+	r.Iterations += uint64(iters)
+	r.Launched += uint64(iters) * uint64(n)
+	r.Elapsed += took
+	r.Aborts = append(r.Aborts, aborts...)
+	if len(aborts) > 0 {
+		r.consecutiveAborts++
+	} else {
+		r.consecutiveAborts = 0
+	}
+}
+
+// Instances is the number of instances counted (completed and collected).
+func (r *Result) Instances() uint64 {
+	var n uint64
+	for _, c := range r.Hist {
+		n += c
+	}
+	return n
+}
+
+// Skipped is the number of instances launched but not counted: those of an
+// iteration in which a party timed out.
+func (r *Result) Skipped() uint64 {
+	if n := r.Instances(); n < r.Launched {
+		return r.Launched - n
+	}
+	return 0
+}
+
+// Count is the number of instances whose outcome is of class c.
+func (r *Result) Count(c Class) uint64 {
+	m := r.Case.Test.Model()
+	var n uint64
+	for bin, k := range r.Hist {
+		if k > 0 && m.Class(bin) == c {
+			n += k
+		}
+	}
+	return n
+}
+
+// Rate is instances counted per second of launch time.
+func (r *Result) Rate() float64 { return perSecond(r.Instances(), r.Elapsed) }
+
+func perSecond(n uint64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// UpperBound95 is the 95 % upper confidence bound on the per-instance
+// probability of the target outcome: −ln(0.05)/N ≈ 3/N when none was seen,
+// otherwise the Wilson score bound.
+func (r *Result) UpperBound95() float64 {
+	n := float64(r.Instances())
+	k := float64(r.Count(Target))
+	if n == 0 {
+		return 1
+	}
+	if k == 0 {
+		return -math.Log(0.05) / n
+	}
+	const z = 1.959964
+	p := k / n
+	c := (p + z*z/(2*n) + z*math.Sqrt(p*(1-p)/n+z*z/(4*n*n))) / (1 + z*z/n)
+	return math.Min(c, 1)
+}
+
+// BinCount is one line of the outcome histogram in the report.
+type BinCount struct {
+	Outcome string `json:"outcome"`
+	Class   string `json:"class"`
+	Count   uint64 `json:"count"`
+}
+
+// Histogram lists the outcomes observed, most frequent first.
+func (r *Result) Histogram() []BinCount {
+	m := r.Case.Test.Model()
+	var out []BinCount
+	for bin, k := range r.Hist {
+		if k > 0 {
+			out = append(out, BinCount{Outcome: m.Text(bin), Class: m.Class(bin).String(), Count: k})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
+	return out
+}
+
+// HistogramText renders the histogram on one line.
+func (r *Result) HistogramText() string {
+	var parts []string
+	for _, b := range r.Histogram() {
+		parts = append(parts, fmt.Sprintf("%s (%s) %d", b.Outcome, b.Class, b.Count))
+	}
+	if len(parts) == 0 {
+		return "no instance counted"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Summary says how the run went, for report details and failure messages.
+func (r *Result) Summary() string {
+	s := fmt.Sprintf("%s %s: %d instances counted (%d launched in %d launches, %d per iteration, %s), %.3g instances/s; outcomes: %s",
+		r.Case.Test.Name(), r.Case.Where(), r.Instances(), r.Launched, r.Launches, r.N, r.Elapsed.Round(time.Millisecond),
+		r.Rate(), r.HistogramText())
+	if len(r.Aborts) > 0 {
+		s += "; stopped early: " + strings.Join(dedupe(r.Aborts), "; ")
+	}
+	return s
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]int{}
+	var out []string
+	for _, v := range s {
+		if seen[v]++; seen[v] == 1 {
+			out = append(out, v)
+		}
+	}
+	for i, v := range out {
+		if seen[v] > 1 {
+			out[i] = fmt.Sprintf("%s (%d times)", v, seen[v])
+		}
+	}
+	return out
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// gpuParty is one GPU's kernel in a run.
+type gpuParty struct {
+	gpu      harness.GPU
+	roles    []int
+	party    uint32
+	stream   backend.Stream
+	bar      backend.DevicePtr
+	stress   backend.DevicePtr
+	ctas     int
+	testCTAs int
+}
+
+// runner holds one case's resources; everything comes from the fixture and
+// is released after the spec.
+type runner struct {
+	ctx     context.Context
+	h       *harness.Harness
+	c       Case
+	env     Env
+	t       *Test
+	k       *kernels.Kernel
+	gpus    []*gpuParty
+	hostRls []int
+	workers int
+	n       uint32
+	locs    []uint64
+	regs    uint64
+	hist    backend.DevicePtr
+	ctl     *backend.HostBuffer
+	host    hostMem
+	zero    []func()
+	dirty   bool
+	res     *Result
+}
+
+// Run runs case c for env.Budget and returns what it saw. Requirements the
+// machine does not meet skip the spec; harness and driver errors fail it.
+func Run(ctx context.Context, h *harness.Harness, c Case, env Env) *Result {
+	ginkgo.GinkgoHelper()
+	r := &runner{ctx: ctx, h: h, c: c, env: env, t: c.Test, k: c.Test.Kernel(), res: &Result{Case: c}}
+	r.require()
+	r.plan()
+	r.allocate()
+	seed := uint32(harness.Seed(CheckID, c.Name()))
+	iters := env.FirstIters
+	start := time.Now()
+	for launch := 0; ; launch++ {
+		left := env.Budget - time.Since(start)
+		if launch > 0 && (left <= 0 || ctx.Err() != nil || r.res.consecutiveAborts >= 3) {
+			break
+		}
+		took := r.launch(uint32(iters), seed+uint32(launch)*0x9E3779B1)
+		perIter := max(took/time.Duration(iters), time.Microsecond)
+		iters = int(min(max(min(env.LaunchTime, left)/perIter, 1), maxIters))
+	}
+	r.readHistogram()
+	return r.res
+}
+
+// require skips what the machine cannot run: the pair's peer access both
+// ways, mapped host memory, native atomics where a test's RMW crosses a link.
+func (r *runner) require() {
+	ginkgo.GinkgoHelper()
+	c, pl := r.c, r.c.Place
+	if pl.Kind == WithHost {
+		r.h.RequireAttribute(c.A, backend.AttrCanMapHostMemory, 1)
+		if pl.HostRMW(c.Test) {
+			r.h.RequireAttribute(c.A, backend.AttrHostNativeAtomicSupported, 1)
+		}
+	}
+	if c.Pair != nil {
+		back := c.Pair.Reverse()
+		r.h.RequirePeerAccess(*c.Pair)
+		r.h.RequirePeerAccess(back)
+		if pl.PeerRMW(c.Test) {
+			r.h.RequireP2PAttribute(*c.Pair, backend.P2PNativeAtomicSupported, 1)
+			r.h.RequireP2PAttribute(back, backend.P2PNativeAtomicSupported, 1)
+		}
+		r.h.MustEnablePeerAccess(*c.Pair)
+		r.h.MustEnablePeerAccess(back)
+	}
+}
+
+// plan assigns the roles to parties and sizes the launch: instances per
+// iteration n (a power of two, a multiple of the block, so the roles of an
+// instance always sit in different CTAs) within every GPU's co-resident
+// capacity, since spinning CTAs must never wait for CTAs that cannot start.
+func (r *runner) plan() {
+	ginkgo.GinkgoHelper()
+	pl := r.c.Place
+	r.hostRls = pl.rolesOn(UnitHost)
+	limit := r.env.Instances
+	if len(r.hostRls) > 0 {
+		limit = r.env.HostInstances
+		r.workers = r.env.HostWorkers
+	}
+	n := uint32(1) << (bits.Len(uint(limit)) - 1)
+	units := []Unit{UnitA}
+	if pl.Kind == TwoGPUs {
+		units = append(units, UnitB)
+	}
+	for i, u := range units {
+		g := map[Unit]harness.GPU{UnitA: r.c.A, UnitB: r.c.B}[u]
+		gp := &gpuParty{gpu: g, roles: pl.rolesOn(u), party: uint32(i)}
+		per, err := r.h.B().MaxActiveBlocks(g.Ordinal, r.k, r.env.Block)
+		harness.ExpectNoError(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor for %s on %s (block %d)", r.k, g, r.env.Block)
+		gp.ctas = per * r.h.Attribute(g, backend.AttrMultiprocessorCount)
+		fit := uint32(gp.ctas * r.env.Block / len(gp.roles))
+		n = min(n, uint32(1)<<(bits.Len32(fit)-1))
+		r.gpus = append(r.gpus, gp)
+	}
+	if n < uint32(r.env.Block) {
+		ginkgo.Fail(fmt.Sprintf("%s: %s cannot hold two CTAs of %d threads per role at once (%d instances fit)", r.c.Test.Name(), r.c.Target(), r.env.Block, n))
+	}
+	r.n = n
+	for _, gp := range r.gpus {
+		gp.testCTAs = len(gp.roles) * int(n) / r.env.Block
+		if !r.env.Stress {
+			gp.ctas = gp.testCTAs
+		}
+	}
+	if parties := len(r.gpus) + r.workers; parties > maxParties {
+		ginkgo.Fail(fmt.Sprintf("%s: %d parties, at most %d", r.c.Test.Name(), parties, maxParties))
+	}
+}
+
+// allocate makes the location sets, registers, histogram, control and
+// barrier blocks, all zero.
+func (r *runner) allocate() {
+	ginkgo.GinkgoHelper()
+	pl, h, a := r.c.Place, r.h, r.c.A
+	words := 2 * int(r.n) * r.env.Stride / 4
+	home := map[Unit]harness.GPU{UnitA: r.c.A, UnitB: r.c.B}
+	for _, u := range pl.Homes {
+		r.locs = append(r.locs, r.buffer(u, home[u], words))
+	}
+	regHome := UnitA
+	if len(r.hostRls) > 0 {
+		regHome = UnitHost
+	}
+	r.regs = r.buffer(regHome, a, 2*max(r.t.Regs(), 1)*int(r.n))
+	r.hist = h.Alloc(a, uint64(8*r.t.Model().Bins))
+	h.Fill(a, r.hist, 0, 2*r.t.Model().Bins)
+	r.ctl = h.HostAlloc(a, ctlBytes, backend.HostAllocDeviceMap|backend.HostAllocPortable)
+	r.host = append(r.host, r.ctl)
+	for _, gp := range r.gpus {
+		gp.stream = h.Stream(gp.gpu)
+		gp.bar = h.Alloc(gp.gpu, barBytes)
+		if r.env.Stress {
+			gp.stress = h.Alloc(gp.gpu, uint64(r.env.StressLines*r.env.Stride))
+		}
+	}
+}
+
+// buffer allocates a zeroed buffer of words on a GPU or in pinned host
+// memory, remembering how to zero it again after an interrupted launch.
+func (r *runner) buffer(u Unit, g harness.GPU, words int) uint64 {
+	ginkgo.GinkgoHelper()
+	if u == UnitHost {
+		hb := r.h.HostAlloc(r.c.A, uint64(4*words), backend.HostAllocDeviceMap|backend.HostAllocPortable)
+		r.host = append(r.host, hb)
+		r.zero = append(r.zero, func() { clear(hb.Mem) })
+		return uint64(hb.Ptr)
+	}
+	p := r.h.Alloc(g, uint64(4*words))
+	zero := func() { r.h.Fill(g, p, 0, words) }
+	zero()
+	r.zero = append(r.zero, zero)
+	return uint64(p)
+}
+
+// launch runs one launch of iters iterations on every party and returns its
+// wall time, from opening the gate to the last party's end.
+func (r *runner) launch(iters, seed uint32) time.Duration {
+	ginkgo.GinkgoHelper()
+	if r.dirty {
+		for _, z := range r.zero {
+			z()
+		}
+		r.dirty = false
+	}
+	for i := 0; i < ctlBytes/4; i++ {
+		atomic.StoreUint32(r.host.word(uint64(r.ctl.Ptr)+uint64(4*i)), 0)
+	}
+	parties := uint32(len(r.gpus) + r.workers)
+	for _, gp := range r.gpus {
+		harness.ExpectNoError(r.h.B().Memset32Async(gp.stream, gp.bar, 0, barBytes/4), "reset the litmus barrier on %s", gp.gpu)
+		r.h.Launch(gp.stream, r.k, backend.LaunchConfig{Grid: kernels.D1(uint32(gp.ctas)), Block: kernels.D1(uint32(r.env.Block))},
+			r.args(gp.roles, gp.party, parties, iters, seed, gp).list()...)
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	hostRoles := make([]int, len(r.hostRls))
+	copy(hostRoles, r.hostRls)
+	for w := 0; w < r.workers; w++ {
+		hp := &hostParty{t: r.t, a: r.args(hostRoles, uint32(len(r.gpus)+w), parties, iters, seed, nil), mem: r.host,
+			worker: uint32(w), workers: uint32(r.workers), timeout: r.env.Timeout, stop: &stop}
+		wg.Add(1)
+		go func() { defer wg.Done(); hp.run() }()
+	}
+	start := time.Now()
+	atomic.StoreUint32(r.host.word(uint64(r.ctl.Ptr)), 1)
+	var err error
+	for _, gp := range r.gpus {
+		if err == nil {
+			err = r.h.Wait(r.ctx, gp.stream, fmt.Sprintf("litmus %s on %s", r.t.Name(), gp.gpu))
+		}
+	}
+	if err != nil {
+		stop.Store(true)
+	}
+	wg.Wait()
+	took := time.Since(start)
+	harness.ExpectNoError(err, "run litmus %s %s", r.t.Name(), r.c.Where())
+	r.res.record(iters, r.n, took, r.statuses(parties))
+	r.dirty = r.res.consecutiveAborts > 0
+	return took
+}
+
+// args are one party's kernel arguments (gp is nil for a host worker).
+func (r *runner) args(roles []int, party, parties, iters, seed uint32, gp *gpuParty) launchArgs {
+	a := launchArgs{locs: r.locs, regs: r.regs, hist: uint64(r.hist), ctl: uint64(r.ctl.Ptr),
+		n: r.n, iters: iters, seed: seed, party: party, parties: parties,
+		roles: packRoles(roles), nroles: uint32(len(roles)), stride: uint32(r.env.Stride),
+		timeoutNS: uint64(r.env.Timeout)}
+	if gp != nil {
+		a.bar, a.stress, a.testCTAs = uint64(gp.bar), uint64(gp.stress), uint32(gp.testCTAs)
+		if gp.party == 0 {
+			a.collect = 1
+		}
+		if r.env.Stress {
+			a.stressLines = uint32(r.env.StressLines)
+		}
+	}
+	return a
+}
+
+// statuses reads why parties stopped early, if they did.
+func (r *runner) statuses(parties uint32) []string {
+	var out []string
+	for p := uint32(0); p < parties; p++ {
+		rec := uint64(r.ctl.Ptr) + ctlStride*uint64(1+p)
+		st := atomic.LoadUint32(r.host.word(rec + ctlStatus))
+		if st == statusOK || st == statusOther {
+			continue
+		}
+		who := fmt.Sprintf("host thread %d", int(p)-len(r.gpus))
+		if int(p) < len(r.gpus) {
+			who = r.gpus[p].gpu.String()
+		}
+		out = append(out, fmt.Sprintf("%s stopped in iteration %d: %s", who, atomic.LoadUint32(r.host.word(rec+ctlIter)), statusText[st]))
+	}
+	return out
+}
+
+func (r *runner) readHistogram() {
+	ginkgo.GinkgoHelper()
+	bins := r.t.Model().Bins
+	b := make([]byte, 8*bins)
+	harness.ExpectNoError(r.h.B().CopyFromDevice(r.c.A.Ordinal, b, r.hist), "read the litmus histogram from %s", r.c.A)
+	r.res.Hist = make([]uint64, bins)
+	for i := range r.res.Hist {
+		w := harness.BytesToWords(b[8*i : 8*i+8])
+		r.res.Hist[i] = uint64(w[0]) | uint64(w[1])<<32
+	}
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// OpKind is what a litmus operation does.
+type OpKind int
+
+// Operation kinds.
+const (
+	Load  OpKind = iota // ld: read a location into a register
+	Store               // st: write a constant (or a register plus a constant)
+	RMW                 // atom: read-modify-write, old value into a register
+	Fence               // fence.acq_rel / fence.sc
+)
+
+// NoReg marks an operation without a register.
+const NoReg = -1
+
+// Op is one memory operation of a litmus thread, with PTX semantics.
+type Op struct {
+	Kind  OpKind
+	Loc   int           // location index (Load, Store, RMW)
+	Sem   kernels.Sem   // Weak, Relaxed, Acquire, Release, AcqRel; SC for fences
+	Scope kernels.Scope // CTA, GPU or Sys (ignored for Weak)
+	Atom  kernels.AtomOp
+	Val   uint32 // Store: value (added to Src when Src != NoReg); RMW: operand b; CAS: the new value
+	Cmp   uint32 // CAS: the value compared with
+	Reg   int    // Load/RMW: register receiving the value read, or NoReg
+	Src   int    // Store: register whose value is added to Val, or NoReg
+	// Poll repeats a Load or RMW (a bounded number of times) until it reads
+	// Until; the register keeps the last value read.
+	Poll  bool
+	Until uint32
+}
+
+// Verdict is what the PTX memory model says about a test's outcome.
+type Verdict int
+
+// Verdicts.
+const (
+	// Forbidden: observing the outcome is a conformance failure.
+	Forbidden Verdict = iota
+	// Allowed: the outcome may be observed; the test runs as a mutant whose
+	// weak outcome shows that its forbidden siblings could have failed.
+	Allowed
+)
+
+func (v Verdict) String() string {
+	if v == Forbidden {
+		return "forbidden"
+	}
+	return "allowed"
+}
+
+// Where is a set of placement kinds a test runs in.
+type Where uint8
+
+// Placement kinds a test may run in (see placement.go).
+const (
+	InCTAs Where = 1 << iota // threads in different CTAs of one GPU
+	InPair                   // threads on two GPUs, over peer memory
+	InHost                   // GPU threads and host threads (see Test.Host)
+)
+
+// Test is one litmus test variant.
+type Test struct {
+	Family  string            // "MP", "SB", ...
+	Variant string            // "rel.sys/acq.sys"
+	Locs    []string          // location names, by index
+	Threads [][]Op            // the threads' programs
+	Finals  []int             // locations whose final value is part of the outcome
+	Target  map[string]uint32 // the outcome the test is about ("r0": 1, "x": 1)
+	// Verdict holds when every scope covers the threads it synchronises;
+	// see Placement.Verdict for the rule that weakens it otherwise.
+	Verdict Verdict
+	Where   Where
+	// Host lists the host placements as one letter per thread: G runs on
+	// the GPU, H on a host thread ("GH": thread 0 on the GPU, 1 on the host).
+	Host []string
+	// Symmetric tests look the same with the threads swapped (SB, LB): on a
+	// pair they run with the locations on one GPU only, since the reverse
+	// pair covers the other home.
+	Symmetric bool
+	// Source cites the row of reference/litmus.md or the paper.
+	Source string
+}
+
+// Name is "MP rel.sys/acq.sys".
+func (t *Test) Name() string { return t.Family + " " + t.Variant }
+
+// Regs is the number of registers the test uses.
+func (t *Test) Regs() int {
+	n := 0
+	for _, th := range t.Threads {
+		for _, op := range th {
+			if op.Reg >= n {
+				n = op.Reg + 1
+			}
+		}
+	}
+	return n
+}
+
+// TargetText renders the target outcome as "r0=1 ∧ r1=0".
+func (t *Test) TargetText() string {
+	keys := make([]string, 0, len(t.Target))
+	for k := range t.Target {
+		keys = append(keys, k)
+	}
+	obs := t.Observations()
+	order := map[string]int{}
+	for i, o := range obs {
+		order[o.Name] = i
+	}
+	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, t.Target[k])
+	}
+	return strings.Join(parts, " ∧ ")
+}
+
+// Validate checks that the test can be generated: PTX-valid semantics for
+// each kind, registers written once, locations and finals in range, a
+// target that names observations.
+func (t *Test) Validate() error {
+	if len(t.Threads) < 1 || len(t.Threads) > maxRoles {
+		return fmt.Errorf("%s: %d threads (1..%d)", t.Name(), len(t.Threads), maxRoles)
+	}
+	if len(t.Locs) < 1 || len(t.Locs) > maxLocs {
+		return fmt.Errorf("%s: %d locations (1..%d)", t.Name(), len(t.Locs), maxLocs)
+	}
+	written := map[int]bool{}
+	for ti, th := range t.Threads {
+		for oi, op := range th {
+			if err := op.validate(len(t.Locs), written); err != nil {
+				return fmt.Errorf("%s: thread %d op %d: %w", t.Name(), ti, oi, err)
+			}
+		}
+	}
+	for _, l := range t.Finals {
+		if l < 0 || l >= len(t.Locs) {
+			return fmt.Errorf("%s: final location %d out of range", t.Name(), l)
+		}
+	}
+	names := map[string]bool{}
+	for _, o := range t.Observations() {
+		names[o.Name] = true
+	}
+	if len(t.Target) == 0 {
+		return fmt.Errorf("%s: no target outcome", t.Name())
+	}
+	for k := range t.Target {
+		if !names[k] {
+			return fmt.Errorf("%s: target names %q, which is not an observation", t.Name(), k)
+		}
+	}
+	for _, h := range t.Host {
+		if len(h) != len(t.Threads) || strings.Trim(h, "GH") != "" || !strings.Contains(h, "G") || !strings.Contains(h, "H") {
+			return fmt.Errorf("%s: host placement %q: one G or H per thread, at least one of each", t.Name(), h)
+		}
+	}
+	return nil
+}
+
+func (op Op) validate(locs int, written map[int]bool) error {
+	if op.Kind != Fence && (op.Loc < 0 || op.Loc >= locs) {
+		return fmt.Errorf("location %d out of range", op.Loc)
+	}
+	if op.Reg != NoReg {
+		if op.Kind == Store || op.Kind == Fence || op.Reg < 0 {
+			return fmt.Errorf("register %d on a %v", op.Reg, op.Kind)
+		}
+		if written[op.Reg] {
+			return fmt.Errorf("register r%d written twice", op.Reg)
+		}
+		written[op.Reg] = true
+	}
+	if op.Src != NoReg && (op.Kind != Store || !written[op.Src]) {
+		return fmt.Errorf("source register r%d must be written earlier, by a load of the same thread", op.Src)
+	}
+	if op.Poll && op.Kind != Load && op.Kind != RMW {
+		return fmt.Errorf("only loads and RMWs poll")
+	}
+	switch op.Kind {
+	case Load:
+		if op.Sem != kernels.Weak && op.Sem != kernels.Relaxed && op.Sem != kernels.Acquire {
+			return fmt.Errorf("ld.%s does not exist", op.Sem)
+		}
+	case Store:
+		if op.Sem != kernels.Weak && op.Sem != kernels.Relaxed && op.Sem != kernels.Release {
+			return fmt.Errorf("st.%s does not exist", op.Sem)
+		}
+	case RMW:
+		if op.Sem == kernels.Weak || op.Sem == kernels.SC {
+			return fmt.Errorf("atom.%s does not exist", op.Sem)
+		}
+		switch op.Atom {
+		case kernels.OpAdd, kernels.OpExch, kernels.OpCAS, kernels.OpOr:
+		default:
+			return fmt.Errorf("atom.%s is not supported by the litmus generator", op.Atom)
+		}
+	case Fence:
+		if op.Sem != kernels.SC && op.Sem != kernels.AcqRel {
+			return fmt.Errorf("fence.%s: PTX 7.0 has fence.sc and fence.acq_rel only", op.Sem)
+		}
+	}
+	return nil
+}
+
+func (k OpKind) String() string {
+	return [...]string{"load", "store", "rmw", "fence"}[k]
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package ordering_test
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/litmus"
+)
+
+// The litmus tests are data (harness/litmus: catalogue*.go); each one runs
+// as one spec per placement and GPU or pair: between CTAs of each GPU, with
+// host threads on each GPU, and across each ordered pair with the locations
+// in either GPU's memory. Within a family and placement the mutants come
+// first, so a forbidden spec can say whether its mutants showed power.
+var _ = Describe("ordering: memory-model litmus test", func() {
+	h := harness.New()
+	cfg := harness.RunConfig()
+	env := litmus.DefaultEnv(cfg)
+	timeout := cfg.SpecTimeout + 3*env.Budget
+
+	for _, g := range harness.GPUs() {
+		for _, c := range litmus.GPUCases(g) {
+			/*
+				ID: ordering.litmus
+				Requirement: for a litmus test whose outcome the PTX memory model
+				forbids (every scope covering the threads it synchronises), the
+				outcome MUST NOT be observed in any instance, run between CTAs of
+				one GPU and between GPU threads and host threads (host side with
+				sync/atomic, sequentially consistent); each run records
+				instances, instances/s, the outcome histogram and the 95 % upper
+				bound on the violation probability. A mutant (an allowed outcome:
+				weaker semantics, a missing fence, a narrower scope) never fails
+				on its outcome; it records its weak outcomes per second and power
+				for its forbidden siblings. Both fail when no instance completes
+				or a value no operation wrote is read.
+				Source: PTX ISA "Memory Consistency Model" (scopes, morally
+				strong, release/acquire patterns, Fence-SC); reference/litmus.md
+				families A-G (verdicts after Lustig et al. 2019 and Dat3M).
+				Applies to: every GPU; host placements where
+				CAN_MAP_HOST_MEMORY=1 (and HOST_NATIVE_ATOMIC_SUPPORTED=1 for
+				read-modify-writes on host memory).
+			*/
+			It(c.Name(), harness.GPULabels(litmus.CheckID, g, c.Labels()...), func(ctx SpecContext) {
+				runLitmus(ctx, h, c, env)
+			}, SpecTimeout(timeout))
+		}
+	}
+
+	for _, p := range harness.Pairs() {
+		for _, c := range litmus.PairCases(p) {
+			/*
+				ID: ordering.litmus
+				Requirement: as above, with the threads on the two GPUs of the
+				pair (the third thread of WRC and ISA2 on either GPU) and the
+				locations in one GPU's memory, reached by the other over peer
+				access: forbidden outcomes MUST NOT be observed; .gpu scope
+				across the GPUs makes a test a mutant.
+				Source: PTX ISA "Memory Consistency Model"; reference/litmus.md;
+				reference/cuda-p2p-facts.md §12 (weak outcomes seen between
+				H200s).
+				Applies to: ordered pairs with peer access both ways
+				(cuDeviceCanAccessPeer=1) and, for read-modify-writes across
+				the link, NATIVE_ATOMIC_SUPPORTED=1 both ways.
+			*/
+			It(c.Name(), harness.PairLabels(litmus.CheckID, p, c.Labels()...), func(ctx SpecContext) {
+				runLitmus(ctx, h, c, env)
+			}, SpecTimeout(timeout))
+		}
+	}
+})
+
+// runLitmus runs one case for the litmus budget, reports what it saw, and
+// judges it.
+func runLitmus(ctx SpecContext, h *harness.Harness, c litmus.Case, env litmus.Env) {
+	GinkgoHelper()
+	By(fmt.Sprintf("running %s %s for %s with up to %d instances per iteration", c.Test.Name(), c.Where(), env.Budget, env.Instances))
+	if c.Why != "" {
+		By("this is a mutant here: " + c.Why)
+	}
+	r := litmus.Run(ctx, h, c, env)
+	litmus.Report(r)
+
+	By("checking that instances completed and read only values the test writes")
+	Expect(r.Instances()).To(BeNumerically(">", 0), "no instance of %s on %s completed: %s", c.Test.Name(), c.Target(), r.Summary())
+	Expect(r.Count(litmus.Impossible)).To(BeZero(), "values no operation wrote were read on %s: %s", c.Target(), r.Summary())
+	if c.Verdict == litmus.Forbidden {
+		By(fmt.Sprintf("checking that the forbidden outcome %s never appeared", c.Test.TargetText()))
+		Expect(r.Count(litmus.Target)).To(BeZero(), "forbidden outcome %s observed on %s in %d of %d instances (95%% upper bound if none: %.3g): %s",
+			c.Test.TargetText(), c.Target(), r.Count(litmus.Target), r.Instances(), r.UpperBound95(), r.Summary())
+	}
+}

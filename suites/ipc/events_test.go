@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package ipc_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/cuerr"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// producerDelay keeps the producer busy long enough that a consumer that
+// does not wait certainly runs first: the consume command reaches the
+// importer and its kernel starts within well under a millisecond.
+const producerDelay = 20 * time.Millisecond
+
+var _ = Describe("ipc: interprocess events", func() {
+	h := harness.New()
+
+	/*
+		ID: ipc.event-handoff
+		Requirement: a consumer kernel queued behind cuStreamWaitEvent on an
+		opened interprocess event MUST see all data the exporter's producer
+		wrote before it recorded the event. A host message orders the record
+		before the wait is submitted.
+		Source: CUDA Driver API cuIpcOpenEventHandle / cuStreamWaitEvent;
+		observed on H200.
+		Applies to: GPUs with IPC_EVENT_SUPPORTED=1; pairs where also
+		cuDeviceCanAccessPeer(B, A)=1.
+	*/
+	handoffConf := func(ctx context.Context, a, b harness.GPU, seed uint32) {
+		ho := newHandoff(ctx, h, a, b)
+		for t := range uint32(3) {
+			By(fmt.Sprintf("trial %d: slow producer on %s, consumer on %s waits for the event", t, a, b))
+			v := ho.trial(ctx, seed+t, true)
+			Expect(v.Mismatches).To(BeZero(), "consumer on %s after cuStreamWaitEvent on %s's interprocess event, trial %d: %s", b, a, t, v)
+		}
+		ho.imp.exit(ctx, h, false)
+	}
+
+	/*
+		ID: ipc.event-handoff-without-wait (mutant of ipc.event-handoff)
+		Observes: the same handoff without cuStreamWaitEvent; trials whose
+		consumer read incomplete data show that the wait is what makes the conf
+		spec pass. Never fails because the weak outcome did not show.
+	*/
+	handoffMutant := func(ctx context.Context, a, b harness.GPU, seed uint32) {
+		ho := newHandoff(ctx, h, a, b)
+		trials, hits := harness.RunConfig().MutantTrials, 0
+		By(fmt.Sprintf("%d trials: slow producer on %s, consumer on %s does not wait", trials, a, b))
+		for t := range trials {
+			if v := ho.trial(ctx, seed+uint32(t), false); v.Mismatches > 0 {
+				hits++
+			}
+		}
+		ho.imp.exit(ctx, h, false)
+		detail := fmt.Sprintf("%d of %d trials read incomplete data (%s→%s, producer delay %s)", hits, trials, a, b, producerDelay)
+		harness.Metric("incomplete-read rate", float64(hits)/float64(trials), "ratio", detail)
+		harness.Power("ipc.event-handoff", harness.PowerResult{Observed: hits > 0, Hits: hits, Trials: trials}, detail)
+	}
+
+	for _, g := range harness.GPUs() {
+		It(fmt.Sprintf("lets a consumer in another process on %s wait for %s's producer through an interprocess event", g, g),
+			harness.GPULabels("ipc.event-handoff", g, harness.ProcessMulti), func(ctx SpecContext) {
+				handoffConf(ctx, g, g, uint32(harness.Seed("ipc.event-handoff", g)))
+			}, SpecTimeout(time.Minute))
+		It(fmt.Sprintf("shows a consumer in another process on %s reading incomplete data when it does not wait for the event", g),
+			harness.GPULabels("ipc.event-handoff-without-wait", g, harness.ProcessMulti), func(ctx SpecContext) {
+				handoffMutant(ctx, g, g, uint32(harness.Seed("ipc.event-handoff-without-wait", g)))
+			}, SpecTimeout(time.Minute))
+	}
+	for _, p := range harness.Pairs() {
+		It(fmt.Sprintf("lets a consumer in a process on %s wait for %s's producer through an interprocess event (%s)", p.B, p.A, p),
+			harness.PairLabels("ipc.event-handoff", p, harness.ProcessMulti), func(ctx SpecContext) {
+				h.RequirePeerAccess(p.Reverse())
+				handoffConf(ctx, p.A, p.B, uint32(harness.Seed("ipc.event-handoff", p.ID())))
+			}, SpecTimeout(time.Minute))
+		It(fmt.Sprintf("shows a consumer in a process on %s reading incomplete data from %s when it does not wait for the event (%s)", p.B, p.A, p),
+			harness.PairLabels("ipc.event-handoff-without-wait", p, harness.ProcessMulti), func(ctx SpecContext) {
+				h.RequirePeerAccess(p.Reverse())
+				handoffMutant(ctx, p.A, p.B, uint32(harness.Seed("ipc.event-handoff-without-wait", p.ID())))
+			}, SpecTimeout(time.Minute))
+	}
+
+	for _, g := range harness.GPUs() {
+		/*
+			ID: ipc.event-flags
+			Requirement: cuEventCreate with INTERPROCESS but without
+			DISABLE_TIMING MUST fail with CUDA_ERROR_INVALID_VALUE, and
+			cuIpcGetEventHandle of an event created without INTERPROCESS MUST
+			fail (while it succeeds for an INTERPROCESS|DISABLE_TIMING event).
+			Source: CUDA Driver API cuEventCreate ("CU_EVENT_INTERPROCESS ...
+			must be specified along with CU_EVENT_DISABLE_TIMING") and
+			cuIpcGetEventHandle; observed on H200: 1 INVALID_VALUE.
+			Applies to: GPUs with IPC_EVENT_SUPPORTED=1.
+		*/
+		It(fmt.Sprintf("refuses interprocess events on %s that lack DISABLE_TIMING or INTERPROCESS", g),
+			harness.GPULabels("ipc.event-flags", g), func(ctx SpecContext) {
+				requireIPC(h, g)
+				h.RequireAttribute(g, backend.AttrIPCEventSupported, 1)
+				By("creating an event with INTERPROCESS and without DISABLE_TIMING")
+				ev, err := h.B().NewEvent(g.Ordinal, backend.EventInterprocess)
+				if err == nil {
+					DeferCleanup(h.B().DestroyEvent, ev)
+				}
+				Expect(err).To(harness.MatchCUDAError(cuerr.InvalidValue), "cuEventCreate(INTERPROCESS) on %s", g)
+
+				By("exporting a handle of an event created without INTERPROCESS")
+				_, err = h.B().IPCGetEventHandle(h.Event(g, backend.EventDisableTiming))
+				Expect(err).To(harness.BeCUDAError(), "cuIpcGetEventHandle of a DISABLE_TIMING-only event on %s", g)
+				harness.Finding("cuIpcGetEventHandle(non-interprocess event)", harness.CodeOf(err), g.String())
+
+				By("exporting a handle of an INTERPROCESS|DISABLE_TIMING event, which must work")
+				_, err = h.B().IPCGetEventHandle(h.Event(g, backend.EventInterprocess|backend.EventDisableTiming))
+				harness.ExpectNoError(err, "cuIpcGetEventHandle of an INTERPROCESS|DISABLE_TIMING event on %s", g)
+			}, SpecTimeout(time.Minute))
+	}
+})
+
+// handoff is a producer in this process on a and a consumer agent on b that
+// share an allocation and an interprocess event of a.
+type handoff struct {
+	h      *harness.Harness
+	a, b   harness.GPU
+	w      *gpuWork
+	buf    backend.DevicePtr
+	status backend.DevicePtr
+	ev     backend.Event
+	imp    *agentHelper
+}
+
+func newHandoff(ctx context.Context, h *harness.Harness, a, b harness.GPU) *handoff {
+	GinkgoHelper()
+	requireIPC(h, a)
+	requireIPC(h, b)
+	h.RequireAttribute(a, backend.AttrIPCEventSupported, 1)
+	h.RequireAttribute(b, backend.AttrIPCEventSupported, 1)
+	ho := &handoff{h: h, a: a, b: b, w: mustWork(h, a), buf: h.Alloc(a, ipcBytes), status: h.Alloc(a, 4),
+		ev: h.Event(a, backend.EventInterprocess|backend.EventDisableTiming)}
+	mh, err := h.B().IPCGetMemHandle(a.Ordinal, ho.buf)
+	harness.ExpectNoError(err, "cuIpcGetMemHandle on %s", a)
+	eh, err := h.B().IPCGetEventHandle(ho.ev)
+	harness.ExpectNoError(err, "cuIpcGetEventHandle on %s", a)
+
+	By(fmt.Sprintf("opening the allocation and the event of %s in a process on %s", a, b))
+	ho.imp = startAgent(ctx, h, b)
+	ho.imp.must(agentCmd{Op: opOpen, Handle: mh[:]}, fmt.Sprintf("cuIpcOpenMemHandle on %s of %s's allocation", b, a))
+	ho.imp.must(agentCmd{Op: opOpenEvent, Handle: eh[:]}, fmt.Sprintf("cuIpcOpenEventHandle on %s of %s's event", b, a))
+	return ho
+}
+
+// trial poisons the buffer, queues the slow producer (kernels.Delay, then
+// kernels.Fill from seed) and the event record on a, then has the consumer
+// on b verify the buffer, waiting for the event first if wait. It returns
+// what the consumer saw.
+func (ho *handoff) trial(ctx context.Context, seed uint32, wait bool) verdict {
+	GinkgoHelper()
+	b, s, n := ho.h.B(), ho.w.stream, uint64(ipcBytes/4)
+	harness.ExpectNoError(b.Memset32Async(s, ho.buf, harness.Poison, n), "poison the buffer on %s", ho.a)
+	harness.ExpectNoError(b.Memset32Async(s, ho.status, 0, 1), "clear the delay status on %s", ho.a)
+	harness.ExpectNoError(ho.w.wait(ctx, "poison"), "poison the buffer on %s", ho.a)
+	ho.h.Launch(s, kernels.Delay, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(producerDelay), uint64(ho.status))
+	ho.h.Launch(s, kernels.Fill, shape(n), uint64(ho.buf), n, uint64(seed))
+	harness.ExpectNoError(b.RecordEvent(ho.ev, s), "cuEventRecord on %s", ho.a)
+	// The host barrier: the consume command leaves only after cuEventRecord
+	// returned, so the record is submitted before the consumer's wait.
+	rep := ho.imp.must(agentCmd{Op: opConsume, Wait: wait, Size: ipcBytes, Seed: seed}, "consumer on "+ho.b.String())
+	harness.ExpectNoError(ho.w.wait(ctx, "producer"), "producer on %s", ho.a)
+	st := make([]byte, 4)
+	harness.ExpectNoError(b.CopyFromDevice(ho.a.Ordinal, st, ho.status), "read the delay status on %s", ho.a)
+	if got := harness.BytesToWords(st)[0]; got != kernels.DelayElapsed {
+		harness.Finding("producer delay", fmt.Sprintf("status %d, not %d: the delay kernel hit its iteration cap", got, kernels.DelayElapsed), ho.a.String())
+	}
+	return rep.Verdict
+}

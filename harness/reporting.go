@@ -19,7 +19,9 @@ import (
 func registerReporting(suite string, m *Machine) {
 	var progress *report.Progress
 	ReportBeforeSuite(func(r Report) {
-		progress = report.NewProgress(os.Stderr, suite, r.PreRunStats.SpecsThatWillRun)
+		if !r.SuiteConfig.DryRun { // a listing runs nothing to report progress on
+			progress = report.NewProgress(os.Stderr, suite, r.PreRunStats.SpecsThatWillRun)
+		}
 	})
 	ReportAfterEach(func(sr SpecReport) { progress.Spec(sr) })
 	ReportAfterSuite("p2pconf reports", func(r Report) {

@@ -97,8 +97,9 @@ func TestSuiteNotBuiltIsNotCaughtAndNotAnError(t *testing.T) {
 func TestSuiteEnv(t *testing.T) {
 	t.Setenv(fake.EnvState, "/somewhere")
 	t.Setenv(fake.EnvDefects, "free-leaks")
-	env := strings.Join(suiteEnv("mixed", "", "/tmp/r"), "\n")
-	for _, want := range []string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=mixed", "P2PCONF_FAKE_DEFECTS=\n", "P2PCONF_REPORT_DIR=/tmp/r"} {
+	env := strings.Join(suiteEnv("mixed", "", "/tmp/r", "/tmp/s"), "\n")
+	for _, want := range []string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=mixed", "P2PCONF_FAKE_DEFECTS=\n",
+		"P2PCONF_REPORT_DIR=/tmp/r", "P2PCONF_FAKE_STATE=/tmp/s"} {
 		if !strings.Contains(env+"\n", want) {
 			t.Errorf("env lacks %q", want)
 		}

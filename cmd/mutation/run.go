@@ -132,7 +132,7 @@ func (m *mutator) run(suite, preset, defect string) (runSummary, error) {
 	cmd := exec.CommandContext(ctx, bin, "-test.count=1", "-test.timeout="+(m.timeout+30*time.Second).String(),
 		"-ginkgo.timeout="+m.timeout.String(), "-ginkgo.no-color", "-ginkgo.json-report="+report)
 	cmd.Dir = filepath.Join(m.root, "suites", suite)
-	cmd.Env = suiteEnv(preset, defect, filepath.Join(m.work, "reports", name))
+	cmd.Env = suiteEnv(preset, defect, filepath.Join(m.work, "reports", name), filepath.Join(m.work, "state", name))
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if m.verbose {
 		cmd.Stdout = io.MultiWriter(logFile, m.log)
@@ -141,6 +141,11 @@ func (m *mutator) run(suite, preset, defect string) (runSummary, error) {
 	start := time.Now()
 	runErr := cmd.Run()
 	sum, err := readReport(report)
+	if err != nil && runErr == nil && os.IsNotExist(err) {
+		// The package exists but runs no Ginkgo suite yet (go test said
+		// "no tests to run"): a suite still being written.
+		return runSummary{}, errNotBuilt
+	}
 	if err != nil {
 		return runSummary{}, fmt.Errorf("suites/%s on %s%s wrote no usable report (%v; exit: %v); its output is in %s",
 			suite, preset, plusDefect(defect), err, runErr, logPath)
@@ -158,10 +163,11 @@ func plusDefect(d string) string {
 	return "+" + d
 }
 
-// suiteEnv is this process's environment with the fake selected. The state
-// directory is left unset so that every run gets its own machine, and the
-// suite's report files go into the work directory, not the repository.
-func suiteEnv(preset, defect, reportDir string) []string {
+// suiteEnv is this process's environment with the fake selected. Every run
+// gets its own state directory (its own machine) inside the work directory,
+// out of reach of anything that tidies the shared temporary directory, and
+// the suite's report files go there too, not into the repository.
+func suiteEnv(preset, defect, reportDir, stateDir string) []string {
 	drop := map[string]bool{"P2PCONF_BACKEND": true, fake.EnvPreset: true, fake.EnvDefects: true,
 		fake.EnvState: true, "P2PCONF_REPORT_DIR": true}
 	var env []string
@@ -172,5 +178,5 @@ func suiteEnv(preset, defect, reportDir string) []string {
 		}
 	}
 	return append(env, "P2PCONF_BACKEND=fake", fake.EnvPreset+"="+preset, fake.EnvDefects+"="+defect,
-		"P2PCONF_REPORT_DIR="+reportDir)
+		"P2PCONF_REPORT_DIR="+reportDir, fake.EnvState+"="+stateDir)
 }

@@ -191,6 +191,9 @@ func reap(path string) (live bool, size int64) {
 func (s *stateDir) usedBytes(phys int) (uint64, error) {
 	dir := filepath.Join(s.root, "mem")
 	ents, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return 0, fmt.Errorf("the state directory %s was removed while the fake machine was running", s.root)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -34,6 +34,7 @@ type sbEntry struct {
 	off  uint64
 	size int
 	v    uint64
+	at   time.Time
 }
 
 func (t *thread) ID() int { return t.id }
@@ -90,6 +91,16 @@ func (t *thread) drain() {
 	t.sb = t.sb[:0]
 }
 
+// age drains the buffer at a load once its oldest store has waited
+// storeBufferDelay, so a thread that spins on something its own buffered
+// store would cause (a barrier arrival, an acknowledgement) still makes
+// progress. Release operations never drain it: that is the defect.
+func (t *thread) age() {
+	if len(t.sb) > 0 && time.Since(t.sb[0].at) >= storeBufferDelay {
+		t.drain()
+	}
+}
+
 func (t *thread) finish() {
 	if len(t.sb) > 0 {
 		time.Sleep(storeBufferDelay)
@@ -100,6 +111,7 @@ func (t *thread) finish() {
 // Load reads a word as the launching GPU.
 func (t *thread) Load(addr uint64, ty kernels.Type, sem kernels.Sem, sc kernels.Scope) (uint64, error) {
 	size := ty.Size()
+	t.age()
 	r, mode, err := t.g.resolve(t, addr, uint64(size), uint64(size), false)
 	if err != nil {
 		return 0, err
@@ -123,7 +135,7 @@ func (t *thread) Store(addr uint64, ty kernels.Type, v uint64, sem kernels.Sem, 
 	}
 	off := addr - r.base
 	if t.buffered() && (sem == kernels.Weak || sem == kernels.Relaxed) {
-		t.sb = append(t.sb, sbEntry{r: r, off: off, size: size, v: v})
+		t.sb = append(t.sb, sbEntry{r: r, off: off, size: size, v: v, at: time.Now()})
 		return nil
 	}
 	store(r, off, size, v)

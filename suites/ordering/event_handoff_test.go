@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package ordering_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+const (
+	handoffWords = 1 << 18               // 1 MiB per handoff
+	producerLag  = 20 * time.Millisecond // the producer's delay before it fills
+)
+
+var _ = Describe("ordering: handing data from one GPU to another with events", func() {
+	h := harness.New()
+
+	for _, p := range harness.Pairs() {
+		/*
+			ID: ordering.cross-device-event-handoff
+			Requirement: a copy stream that waits (cuStreamWaitEvent) on an
+			event recorded after a slow producer on A MUST copy the produced
+			data, and a consumer stream on B that waits on the event recorded
+			after the copy MUST see every word of it.
+			Source: CUDA Driver API, cuStreamWaitEvent ("the event may be from
+			a different context or device") and cuEventRecord; CUDA C++
+			Programming Guide, multi-device stream and event behaviour.
+			Applies to: every ordered pair (cuMemcpyPeerAsync works with or
+			without peer access).
+		*/
+		It(fmt.Sprintf("hands a slow producer's data from %s through a waiting copy stream to a waiting consumer on %s", p.A, p.B),
+			harness.PairLabels("ordering.cross-device-event-handoff", p), func(ctx SpecContext) {
+				eh := newEventHandoff(h, p)
+				By(fmt.Sprintf("producing on %s behind a %s delay, copying to %s and verifying there, each step waiting on the last one's event", p.A, producerLag, p.B))
+				bad, first := eh.trial(ctx, h, uint32(harness.Seed("ordering.cross-device-event-handoff", p.ID())), true)
+				Expect(bad).To(BeZero(), "%s's consumer found %d of %d words stale after waiting on the copy's event; first at word %d",
+					p.B, bad, handoffWords, first)
+			}, SpecTimeout(time.Minute))
+
+		/*
+			ID: ordering.cross-device-handoff-without-wait (mutant of
+			ordering.cross-device-event-handoff)
+			Without the two stream waits, the copy and the consumer are free to
+			run before the producer: stale data is allowed, and seeing it shows
+			that the waits are what makes the conf spec pass. Never fails on
+			its outcome.
+		*/
+		It(fmt.Sprintf("lets the consumer on %s see stale data when nothing waits for the producer on %s", p.B, p.A),
+			harness.PairLabels("ordering.cross-device-handoff-without-wait", p), func(ctx SpecContext) {
+				eh := newEventHandoff(h, p)
+				trials, hits := harness.RunConfig().MutantTrials, 0
+				By(fmt.Sprintf("running %d handoffs from %s to %s without stream waits", trials, p.A, p.B))
+				for t := 0; t < trials; t++ {
+					if bad, _ := eh.trial(ctx, h, uint32(harness.Seed("ordering.cross-device-handoff-without-wait", p.ID(), t)), false); bad > 0 {
+						hits++
+					}
+				}
+				harness.Power("ordering.cross-device-event-handoff", harness.PowerResult{Observed: hits > 0, Hits: hits, Trials: trials},
+					fmt.Sprintf("%s: %d of %d handoffs without stream waits saw stale data", p, hits, trials))
+			}, SpecTimeout(2*time.Minute))
+	}
+})
+
+// eventHandoff holds the buffers, streams and events of one pair's handoff:
+// producer and copy streams on A, the consumer stream on B; each event is
+// recorded on a stream of its own device.
+type eventHandoff struct {
+	p                    harness.Pair
+	src, dst, result     backend.DevicePtr
+	delayStatus          backend.DevicePtr
+	prod, copier, cons   backend.Stream
+	ready, copied        backend.Event
+	gridA, gridB         kernels.Dim3
+}
+
+func newEventHandoff(h *harness.Harness, p harness.Pair) *eventHandoff {
+	GinkgoHelper()
+	return &eventHandoff{p: p,
+		src: h.Alloc(p.A, 4*handoffWords), dst: h.Alloc(p.B, 4*handoffWords), result: h.Alloc(p.B, 8), delayStatus: h.Alloc(p.A, 4),
+		prod: h.Stream(p.A), copier: h.Stream(p.A), cons: h.Stream(p.B),
+		ready: h.Event(p.A, backend.EventDisableTiming), copied: h.Event(p.A, backend.EventDisableTiming),
+		gridA: kernels.D1(uint32(max(1, p.A.Info.SMCount))), gridB: kernels.D1(uint32(max(1, p.B.Info.SMCount))),
+	}
+}
+
+// trial runs one handoff (with or without the stream waits) and returns how
+// many words the consumer found stale and the first of them.
+func (e *eventHandoff) trial(ctx context.Context, h *harness.Harness, seed uint32, wait bool) (bad, first uint32) {
+	GinkgoHelper()
+	b, p := h.B(), e.p
+	h.Fill(p.A, e.src, harness.Poison, handoffWords)
+	h.Fill(p.B, e.dst, harness.Poison, handoffWords)
+	h.Fill(p.A, e.delayStatus, 0, 1)
+	h.Upload(p.B, e.result, []uint32{0, 0xFFFFFFFF})
+
+	one := backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}
+	h.Launch(e.prod, kernels.Delay, one, uint64(producerLag), uint64(e.delayStatus))
+	h.Launch(e.prod, kernels.Fill, backend.LaunchConfig{Grid: e.gridA, Block: kernels.D1(256)}, uint64(e.src), handoffWords, uint64(seed))
+	harness.ExpectNoError(b.RecordEvent(e.ready, e.prod), "record ready on %s's producer stream", p.A)
+	if wait {
+		harness.ExpectNoError(b.StreamWaitEvent(e.copier, e.ready), "make %s's copy stream wait on ready", p.A)
+	}
+	harness.ExpectNoError(b.CopyPeerAsync(e.copier, e.dst, p.B.Ordinal, e.src, p.A.Ordinal, 4*handoffWords), "cuMemcpyPeerAsync %s", p)
+	harness.ExpectNoError(b.RecordEvent(e.copied, e.copier), "record copied on %s's copy stream", p.A)
+	if wait {
+		harness.ExpectNoError(b.StreamWaitEvent(e.cons, e.copied), "make %s's consumer stream wait on %s's copied event", p.B, p.A)
+	}
+	h.Launch(e.cons, kernels.Verify, backend.LaunchConfig{Grid: e.gridB, Block: kernels.D1(256)},
+		uint64(e.dst), handoffWords, uint64(seed), uint64(e.result))
+
+	for _, s := range []backend.Stream{e.cons, e.copier, e.prod} {
+		harness.ExpectNoError(h.Wait(ctx, s, "event handoff "+p.String()), "handoff %s", p)
+	}
+	res := h.Download(p.B, e.result, 2)
+	return res[0], res[1]
+}

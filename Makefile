@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The p2pconf Authors
 #
-# make test         unit tests and every suite on the fake backend (no GPU needed)
+# make test         unit tests, every suite on the fake backend, and a Slurm fleet run (no GPU needed)
 # make conformance  every suite on this machine's GPUs; reports in reports/<run>/
 # make list         every spec with its labels (no GPU needed)
 # make mutation     inject each fake driver defect and show which specs catch it
@@ -21,12 +21,18 @@ REPORTS := reports/$(RUN)
 CONFORMANCE_FLAGS ?= --fail-on-pending --fail-on-empty --keep-going --trace --poll-progress-after=60s --timeout=2h
 LABEL_FILTER ?=
 
-.PHONY: test unit fake-suites conformance list mutation dist check
+.PHONY: test unit fake-suites slurm conformance list mutation dist check
 
-test: check unit fake-suites
+test: check unit fake-suites slurm
 
 unit:
-	$(GO) test -count=1 ./harness/... ./kernels/... ./cmd/...
+	$(GO) test -count=1 ./harness/... ./kernels/... ./cmd/... ./internal/... ./deploy/...
+
+# A real Slurm (installed from Debian's packages when missing; needs root)
+# runs the batch script over three simulated hosts on loopback and the merged
+# fleet report is checked.
+slurm:
+	bash tests/slurm/run.sh
 
 fake-suites:
 	$(GO) run ./cmd/selftest

@@ -250,7 +250,9 @@ func (c AtomicClaims) Advertises(op backend.AtomicOperation, t AtomicType) (bool
 // with NVML's P2P ATOMICS status for the same direction (nvmlStatus as the
 // report holds it, "P2P_STATUS_OK"; nvmlErr when NVML could not be read).
 // NVML has no "partial" status, so OK must mean some atomics are native:
-// NATIVE=1 or ONLY_PARTIAL=1. Each disagreement names both values.
+// NATIVE=1 or ONLY_PARTIAL=1 (before CUDA 13.0, which has no ONLY_PARTIAL,
+// only NATIVE=1 with NVML not OK is a contradiction). Each disagreement
+// names both values.
 func (c AtomicClaims) AttributeDisagreements(nvmlStatus, nvmlErr string) []string {
 	var out []string
 	native := fmt.Sprintf("%s=%d", backend.P2PNativeAtomicSupported, c.Native)
@@ -268,6 +270,9 @@ func (c AtomicClaims) AttributeDisagreements(nvmlStatus, nvmlErr string) []strin
 	case status == "" || status == "UNKNOWN":
 		out = append(out, fmt.Sprintf("%s: NVML's P2P ATOMICS status could not be read (found %q, NVML error %q), so CUDA's %s cannot be checked against it",
 			c.Link(), nvmlStatus, nvmlErr, cudaSays))
+	case status == "OK" && !cudaSome && !c.PartialKnown:
+		// A driver older than CUDA 13.0 cannot say "some atomics native":
+		// NATIVE=0 with NVML OK may be such a link, so it is not a contradiction.
 	case (status == "OK") != cudaSome:
 		out = append(out, fmt.Sprintf("%s: NVML P2P ATOMICS status is %s but CUDA says %s", c.Link(), nvmlStatus, cudaSays))
 	}

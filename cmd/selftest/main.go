@@ -109,8 +109,7 @@ func run(update bool, only string) error {
 	}
 	expPath := filepath.Join(root, "cmd", "selftest", "testdata", "expected.json")
 	if update {
-		b, _ := json.MarshalIndent(got, "", "  ")
-		if err := os.WriteFile(expPath, append(b, '\n'), 0o644); err != nil {
+		if err := writeExpectation(expPath, got, only); err != nil {
 			return err
 		}
 	} else {
@@ -125,6 +124,33 @@ func run(update bool, only string) error {
 		return fmt.Errorf("%d problems", len(problems))
 	}
 	return nil
+}
+
+// writeExpectation stores got as the expectation; with -suite it replaces
+// only that suite's entries and keeps the others.
+func writeExpectation(path string, got map[string]map[string]Counts, only string) error {
+	all := map[string]map[string]Counts{}
+	if b, err := os.ReadFile(path); err == nil && only != "" {
+		if err := json.Unmarshal(b, &all); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for preset, suites := range got {
+		if all[preset] == nil {
+			all[preset] = map[string]Counts{}
+		}
+		for suite, c := range suites {
+			all[preset][suite] = c
+		}
+	}
+	b, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 func compare(path string, got map[string]map[string]Counts, only string) []string {

@@ -13,9 +13,18 @@ import (
 // `make mutation` (the one where it shows).
 type DefectInfo struct {
 	Name        string
-	Suite       string // access, ipc, vmm, atomics, ordering
+	Suite       string // access, ipc, vmm, atomics, ordering, bandwidth
 	Preset      string
 	Description string
+}
+
+// Gated reports whether only a gated run catches the defect: the owning
+// suite must run against the report of a clean run on the same preset
+// (P2PCONF_BASELINE=<that run's conformance.json>), as `make mutation` does
+// for it.
+func (d DefectInfo) Gated() bool {
+	bit, err := defectBit(d.Name)
+	return err == nil && gatedDefects.has(bit)
 }
 
 type defect uint32
@@ -42,7 +51,16 @@ const (
 	dVMMReleaseFreesMapped
 	dVMMGranularityLax
 	dFreeLeaks
+	dSlowPeerCopy
 )
+
+// slowPeerFactor is how many times as long peer work takes under
+// slow-peer-copy: far beyond the bandwidth gate's tolerance and the fake's
+// own timing noise.
+const slowPeerFactor = 8
+
+// gatedDefects are the defects that only a gated run catches (Gated).
+const gatedDefects = dSlowPeerCopy
 
 var defectTable = []struct {
 	bit  defect
@@ -69,7 +87,7 @@ var defectTable = []struct {
 	{dAtomicCapsOverstate, DefectInfo{"atomic-caps-overstate", "atomics", "mixed",
 		"cuDeviceGetP2PAtomicCapabilities claims every operation native on P2P pairs whose NATIVE_ATOMIC_SUPPORTED is 0 or partial"}},
 	{dStreamWaitIgnored, DefectInfo{"stream-wait-ignored", "ordering", "h200x2",
-		"cuStreamWaitEvent on an event of another GPU does nothing"}},
+		"cuStreamWaitEvent on an event of another GPU (an IPC-imported event exported from another GPU included) does nothing"}},
 	{dEventCompletesEarly, DefectInfo{"event-completes-early", "ordering", "h200x2",
 		"an event reports complete as soon as it is recorded, before the work queued before it"}},
 	{dReleaseNotOrdered, DefectInfo{"release-not-ordered", "ordering", "h200x2",
@@ -90,6 +108,8 @@ var defectTable = []struct {
 		"cuMemCreate accepts sizes that are not a multiple of the granularity"}},
 	{dFreeLeaks, DefectInfo{"free-leaks", "ipc", "h200x2",
 		"cuMemFree succeeds but the memory stays allocated, so free memory never returns to its baseline"}},
+	{dSlowPeerCopy, DefectInfo{Name: "slow-peer-copy", Suite: "bandwidth", Preset: "h200x2",
+		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) and kernels touching a peer GPU's memory take 8× as long as they should (the stream stalls after the work), so event-timed peer bandwidth drops to an eighth; caught only against a clean run's baseline"}},
 }
 
 // Defects lists every injectable defect.

@@ -22,6 +22,7 @@ import (
 type event struct {
 	b        *Backend
 	dev      int
+	origin   int // GPU that records it: dev, or the exporter's for an imported event
 	flags    backend.EventFlags
 	counters [2]uint64 // rec, done (for in-process events)
 	rec      *uint64
@@ -120,7 +121,7 @@ func (b *Backend) NewEvent(d backend.Device, flags backend.EventFlags) (backend.
 		e = &event{b: b}
 		e.rec, e.done = &e.counters[0], &e.counters[1]
 	}
-	e.dev, e.flags = int(d), flags
+	e.dev, e.origin, e.flags = int(d), int(d), flags
 	b.mu.Lock()
 	b.events[e] = true
 	b.mu.Unlock()
@@ -191,7 +192,7 @@ func (b *Backend) StreamWaitEvent(s backend.Stream, ev backend.Event) error {
 	if !ok || e == nil || e.b != b {
 		return errf(fn, cuerr.InvalidHandle, "not an event of this backend")
 	}
-	if b.defects.has(dStreamWaitIgnored) && e.dev != st.dev {
+	if b.defects.has(dStreamWaitIgnored) && (e.dev != st.dev || e.origin != st.dev) {
 		return nil
 	}
 	target := atomic.LoadUint64(e.rec)

@@ -187,7 +187,7 @@ func (b *Backend) IPCOpenEventHandle(d backend.Device, raw backend.IPCHandle) (b
 	if err != nil {
 		return nil, err
 	}
-	e.dev, e.flags = int(d), backend.EventInterprocess|backend.EventDisableTiming
+	e.dev, e.origin, e.flags = int(d), h.dev, backend.EventInterprocess|backend.EventDisableTiming
 	b.mu.Lock()
 	b.events[e] = true
 	b.mu.Unlock()

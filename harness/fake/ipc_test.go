@@ -7,12 +7,14 @@ import (
 	"bufio"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
+	"unsafe"
 
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
@@ -117,12 +119,27 @@ func TestIPCEventAcrossProcesses(t *testing.T) {
 	must(t, err)
 	raw, err := b.IPCGetEventHandle(e)
 	must(t, err)
-	buf, _ := b.Alloc(0, 64)
+	flag, err := b.HostAlloc(0, 64, backend.HostAllocDeviceMap)
+	must(t, err)
+	status, _ := b.Alloc(0, 64)
 	s, _ := b.NewStream(0)
-	notBefore := time.Now().Add(300 * time.Millisecond).UnixNano()
-	must(t, b.Launch(s, kSlowStore, one, uint64(buf), 1, 1, 300))
+	must(t, b.Launch(s, kPoll, one, uint64(flag.Ptr), 1, uint64(status))) // held until the flag is 1
 	must(t, b.RecordEvent(e, s))
-	runHelper(t, b, "event-wait", []string{hex.EncodeToString(raw[:]), strconv.FormatInt(notBefore, 10)})
+	cmd := helper(t, b, "event-wait", []string{hex.EncodeToString(raw[:])})
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	lines := bufio.NewReader(out)
+	first, _ := lines.ReadString('\n')
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&flag.Mem[0])), 1)
+	rest, _ := io.ReadAll(lines)
+	if err := cmd.Wait(); err != nil || first != "waiting\n" || string(rest) != "ok\n" {
+		t.Fatalf("helper: %v\n%s%s", err, first, rest)
+	}
+	must(t, wait(t, b, s))
+	if w := words(t, b, 0, status, 1); w[0] != 1 {
+		t.Errorf("the held kernel's status is %d, want 1", w[0])
+	}
 }
 
 func TestFDPassingAcrossProcesses(t *testing.T) {

@@ -63,11 +63,19 @@ func (b *Backend) Launch(s backend.Stream, k *kernels.Kernel, cfg backend.Launch
 		}
 	}
 	args = append([]uint64(nil), args...)
-	st.enqueue(func() { b.runKernel(st.dev, k, cfg, args) })
+	st.enqueue(func() {
+		start := time.Now()
+		if b.runKernel(st.dev, k, cfg, args) {
+			st.stall(time.Since(start) * (slowPeerFactor - 1))
+		}
+	})
 	return nil
 }
 
-func (b *Backend) runKernel(dev int, k *kernels.Kernel, cfg backend.LaunchConfig, args []uint64) {
+// runKernel runs a launch; it reports whether the kernel touched a peer
+// GPU's memory while slow-peer-copy is injected (always false otherwise,
+// and for a launch that faulted).
+func (b *Backend) runKernel(dev int, k *kernels.Kernel, cfg backend.LaunchConfig, args []uint64) (slowPeer bool) {
 	b.enter()
 	defer b.exit()
 	g := &grid{b: b, dev: dev, k: k, gdim: cfg.Grid, bdim: cfg.Block, start: time.Now()}
@@ -81,16 +89,18 @@ func (b *Backend) runKernel(dev int, k *kernels.Kernel, cfg backend.LaunchConfig
 	}()
 	if f := g.fault.Load(); f != nil {
 		b.poison(dev, f.Code, f.Detail)
-		return
+		return false
 	}
 	if err != nil {
 		var ce *cuerr.Error
 		if errors.As(err, &ce) && (ce.Code == cuerr.IllegalAddress || ce.Code == cuerr.MisalignedAddress) {
 			b.poison(dev, ce.Code, ce.Detail)
-			return
+			return false
 		}
 		b.poison(dev, cuerr.LaunchFailed, fmt.Sprintf("kernel %s: %v", k, err))
+		return false
 	}
+	return g.peer.Load()
 }
 
 // grid implements kernels.Grid for one launch.
@@ -101,6 +111,7 @@ type grid struct {
 	gdim, bdim kernels.Dim3
 	start      time.Time
 	fault      atomic.Pointer[cuerr.Error]
+	peer       atomic.Bool // touched a peer GPU's memory (set under slow-peer-copy only)
 }
 
 func (g *grid) Shape() (grid, block kernels.Dim3) { return g.gdim, g.bdim }
@@ -230,6 +241,9 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 		if f := backend.AccessFlags(r.access[d].Load()); f&need != need {
 			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: VMM mapping grants GPU%d %s", d, what, addr, d, f)
 		}
+	}
+	if r.phys >= 0 && r.phys != d && g.b.defects.has(dSlowPeerCopy) && !g.peer.Load() {
+		g.peer.Store(true)
 	}
 	switch {
 	case r.phys >= 0 && r.phys != d && !g.b.pairs[d][r.phys].p2p:

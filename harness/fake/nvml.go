@@ -12,8 +12,9 @@ import (
 
 // buildNVML makes the NVML side of the preset on go-nvml's moq mocks,
 // agreeing with the CUDA side: P2P status from the same pair table (and the
-// same lies under can-access-peer-lies), NVLinks whose remote PCI info names
-// the peer GPU, the preset's common ancestors. NVML enumerates the GPUs in a
+// same lies under can-access-peer-lies), NVLinks of the preset's version
+// whose remote PCI info names the peer GPU, the preset's PCIe link
+// generation and width, the preset's common ancestors. NVML enumerates the GPUs in a
 // rotated order, so a consumer matching by index instead of bus ID breaks.
 func (b *Backend) buildNVML() nvml.Interface {
 	n := len(b.devs)
@@ -69,11 +70,19 @@ func (b *Backend) buildNVML() nvml.Interface {
 		DeviceGetNvLinkRemotePciInfoFunc: func(d nvml.Device, l int) (nvml.PciInfo, nvml.Return) {
 			return d.GetNvLinkRemotePciInfo(l)
 		},
-		DeviceGetPciInfoFunc: func(d nvml.Device) (nvml.PciInfo, nvml.Return) { return d.GetPciInfo() },
-		DeviceGetUUIDFunc:    func(d nvml.Device) (string, nvml.Return) { return d.GetUUID() },
-		DeviceGetNameFunc:    func(d nvml.Device) (string, nvml.Return) { return d.GetName() },
-		DeviceGetIndexFunc:   func(d nvml.Device) (int, nvml.Return) { return d.GetIndex() },
-		ErrorStringFunc:      func(r nvml.Return) string { return r.Error() },
+		DeviceGetNvLinkVersionFunc: func(d nvml.Device, l int) (uint32, nvml.Return) { return d.GetNvLinkVersion(l) },
+		DeviceGetNvLinkRemoteDeviceTypeFunc: func(d nvml.Device, l int) (nvml.IntNvLinkDeviceType, nvml.Return) {
+			return d.GetNvLinkRemoteDeviceType(l)
+		},
+		DeviceGetCurrPcieLinkGenerationFunc: func(d nvml.Device) (int, nvml.Return) { return d.GetCurrPcieLinkGeneration() },
+		DeviceGetCurrPcieLinkWidthFunc:      func(d nvml.Device) (int, nvml.Return) { return d.GetCurrPcieLinkWidth() },
+		DeviceGetMaxPcieLinkGenerationFunc:  func(d nvml.Device) (int, nvml.Return) { return d.GetMaxPcieLinkGeneration() },
+		DeviceGetMaxPcieLinkWidthFunc:       func(d nvml.Device) (int, nvml.Return) { return d.GetMaxPcieLinkWidth() },
+		DeviceGetPciInfoFunc:                func(d nvml.Device) (nvml.PciInfo, nvml.Return) { return d.GetPciInfo() },
+		DeviceGetUUIDFunc:                   func(d nvml.Device) (string, nvml.Return) { return d.GetUUID() },
+		DeviceGetNameFunc:                   func(d nvml.Device) (string, nvml.Return) { return d.GetName() },
+		DeviceGetIndexFunc:                  func(d nvml.Device) (int, nvml.Return) { return d.GetIndex() },
+		ErrorStringFunc:                     func(r nvml.Return) string { return r.Error() },
 	}
 	return lib
 }
@@ -104,6 +113,21 @@ func (b *Backend) nvmlDevice(i int, ordinal map[nvml.Device]int) *mock.Device {
 		return topology.PciInfo(topology.PCIAddress{Bus: b.preset.bus[j]}, b.preset.pciDeviceID)
 	}
 	links := b.nvLinkPeers(i)
+	// linkRet is NVML's answer for a per-link call on link l: NOT_SUPPORTED
+	// without NVLink, INVALID_ARGUMENT past the last link or, where the link
+	// must be in use (remote PCI info, remote type), for an unused one.
+	linkRet := func(l int, inUse bool) nvml.Return {
+		switch {
+		case len(links) == 0:
+			return nvml.ERROR_NOT_SUPPORTED
+		case l < 0 || l >= len(links), inUse && links[l] < 0:
+			return nvml.ERROR_INVALID_ARGUMENT
+		}
+		return nvml.SUCCESS
+	}
+	pcie := func(v int) func() (int, nvml.Return) {
+		return func() (int, nvml.Return) { return v, nvml.SUCCESS }
+	}
 	d := &mock.Device{
 		GetNameFunc:    func() (string, nvml.Return) { return info.Name, nvml.SUCCESS },
 		GetUUIDFunc:    func() (string, nvml.Return) { return info.UUID, nvml.SUCCESS },
@@ -118,22 +142,37 @@ func (b *Backend) nvmlDevice(i int, ordinal map[nvml.Device]int) *mock.Device {
 			return nvml.Memory{Total: total, Used: used, Free: total - min(used, total)}, nvml.SUCCESS
 		},
 		GetNvLinkStateFunc: func(l int) (nvml.EnableState, nvml.Return) {
-			switch {
-			case len(links) == 0:
-				return 0, nvml.ERROR_NOT_SUPPORTED
-			case l < 0 || l >= len(links):
-				return 0, nvml.ERROR_INVALID_ARGUMENT
-			case links[l] < 0:
+			if ret := linkRet(l, false); ret != nvml.SUCCESS {
+				return 0, ret
+			}
+			if links[l] < 0 {
 				return nvml.FEATURE_DISABLED, nvml.SUCCESS
 			}
 			return nvml.FEATURE_ENABLED, nvml.SUCCESS
 		},
+		GetNvLinkVersionFunc: func(l int) (uint32, nvml.Return) {
+			if ret := linkRet(l, false); ret != nvml.SUCCESS {
+				return 0, ret
+			}
+			return uint32(b.preset.nvlinkVersion), nvml.SUCCESS
+		},
 		GetNvLinkRemotePciInfoFunc: func(l int) (nvml.PciInfo, nvml.Return) {
-			if l < 0 || l >= len(links) || links[l] < 0 {
-				return nvml.PciInfo{}, nvml.ERROR_INVALID_ARGUMENT
+			if ret := linkRet(l, true); ret != nvml.SUCCESS {
+				return nvml.PciInfo{}, ret
 			}
 			return pci(links[l]), nvml.SUCCESS
 		},
+		// Every preset's links are direct GPU-to-GPU links (no NVSwitch).
+		GetNvLinkRemoteDeviceTypeFunc: func(l int) (nvml.IntNvLinkDeviceType, nvml.Return) {
+			if ret := linkRet(l, true); ret != nvml.SUCCESS {
+				return nvml.NVLINK_DEVICE_TYPE_UNKNOWN, ret
+			}
+			return nvml.NVLINK_DEVICE_TYPE_GPU, nvml.SUCCESS
+		},
+		GetCurrPcieLinkGenerationFunc: pcie(b.preset.pcieGen),
+		GetCurrPcieLinkWidthFunc:      pcie(b.preset.pcieWidth),
+		GetMaxPcieLinkGenerationFunc:  pcie(b.preset.pcieGen),
+		GetMaxPcieLinkWidthFunc:       pcie(b.preset.pcieWidth),
 	}
 	d.GetP2PStatusFunc = func(o nvml.Device, idx nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
 		j, ok := ordinal[o]

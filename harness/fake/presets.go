@@ -56,7 +56,13 @@ type presetSpec struct {
 	hostNative   bool
 	fabric       fabricMode
 	maxLinks     int // NVLinks per GPU (0: no NVLink)
-	pair         func(a, b int) pairSpec
+	// nvlinkVersion is nvmlDeviceGetNvLinkVersion of every link: the
+	// nvmlNvlinkVersion_t enum, not the generation (NVLINK_VERSION_4_0 is 6).
+	nvlinkVersion nvml.NvlinkVersion
+	// pcieGen and pcieWidth are the GPU's PCIe link, current and maximum
+	// alike (the fake's links never train down).
+	pcieGen, pcieWidth int
+	pair               func(a, b int) pairSpec
 }
 
 // fullCaps is every capability a natively supported operation has. CUDA does
@@ -115,6 +121,7 @@ var presets = map[string]*presetSpec{
 		gpuName: "NVIDIA H100 80GB HBM3", pciDeviceID: 0x233010de, cc: 90, sms: 132, memMiB: 81559,
 		bus:    []uint32{0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb},
 		driver: 13000, driverString: "580.159.04", hostNative: true, fabric: fabricWorks, maxLinks: 18,
+		nvlinkVersion: nvml.NVLINK_VERSION_4_0, pcieGen: 5, pcieWidth: 16,
 		pair: func(a, b int) pairSpec {
 			return pairSpec{p2p: true, nvlinks: 2, level: levelOf(a, b, 4), native: allNative()}
 		},
@@ -123,7 +130,7 @@ var presets = map[string]*presetSpec{
 		name: "pcie4-nop2p", desc: "4 A100 PCIe without P2P (CanAccessPeer 0, NVML CHIPSET_NOT_SUPPORTED), CUDA 12.4 driver (no atomic capability entry points)",
 		gpuName: "NVIDIA A100-PCIE-40GB", pciDeviceID: 0x20f110de, cc: 80, sms: 108, memMiB: 40960,
 		bus:    []uint32{0x17, 0x65, 0xb1, 0xe3},
-		driver: 12040, driverString: "550.54.15",
+		driver: 12040, driverString: "550.54.15", pcieGen: 4, pcieWidth: 16,
 		pair: func(a, b int) pairSpec {
 			return pairSpec{level: levelOf(a, b, 2), noP2P: nvml.P2P_STATUS_CHIPSET_NOT_SUPPORTED}
 		},
@@ -133,6 +140,7 @@ var presets = map[string]*presetSpec{
 		gpuName: "NVIDIA H100 PCIe", pciDeviceID: 0x233110de, cc: 90, sms: 114, memMiB: 81559,
 		bus:    []uint32{0x1b, 0x1c, 0x8a, 0x8b},
 		driver: 13000, driverString: "580.159.04", maxLinks: 12,
+		nvlinkVersion: nvml.NVLINK_VERSION_4_0, pcieGen: 5, pcieWidth: 16,
 		pair: func(a, b int) pairSpec {
 			p := pairSpec{p2p: true, level: nvml.TOPOLOGY_HOSTBRIDGE, rank: 1}
 			switch {
@@ -149,6 +157,7 @@ var presets = map[string]*presetSpec{
 		gpuName: "NVIDIA H100 80GB HBM3", pciDeviceID: 0x233010de, cc: 90, sms: 132, memMiB: 81559,
 		bus:    []uint32{0x1b},
 		driver: 13000, driverString: "580.159.04", hostNative: true, fabric: fabricWorks, maxLinks: 18,
+		nvlinkVersion: nvml.NVLINK_VERSION_4_0, pcieGen: 5, pcieWidth: 16,
 		pair: func(a, b int) pairSpec { return pairSpec{} },
 	},
 	"h200x2": {
@@ -156,6 +165,7 @@ var presets = map[string]*presetSpec{
 		gpuName: "NVIDIA H200", pciDeviceID: 0x233510de, cc: 90, sms: 132, memMiB: 143771,
 		bus:    []uint32{0x1b, 0x43},
 		driver: 13000, driverString: "580.159.04", fabric: fabricNotPermitted, maxLinks: 18,
+		nvlinkVersion: nvml.NVLINK_VERSION_4_0, pcieGen: 5, pcieWidth: 16,
 		pair: func(a, b int) pairSpec {
 			return pairSpec{p2p: true, nvlinks: 18, level: nvml.TOPOLOGY_SYSTEM, native: allNative(), zeroCaps: true}
 		},

@@ -188,21 +188,44 @@ func (b *Backend) copyAsync(fn string, st *stream, dst uint64, dstDev int, src u
 		return err
 	}
 	st.enqueue(func() {
-		b.enter()
-		defer b.exit()
-		dr, dm, sr, sm, err := check()
-		if err != nil {
-			b.poison(st.dev, cuerr.IllegalAddress, "queued copy: "+err.Error())
-			return
-		}
-		copy(dm, sm)
-		if b.defects.has(dPeerCopyCorrupts) && dr.phys >= 0 && sr.phys >= 0 && dr.phys != sr.phys && n >= 4 {
-			w := n / 4 / 2 * 4
-			flip := (*uint32)(ptrAt(dm, w))
-			atomic.StoreUint32(flip, ^atomic.LoadUint32(flip))
+		start := time.Now()
+		if b.runCopy(st, check, n) && b.defects.has(dSlowPeerCopy) {
+			st.stall(time.Since(start) * (slowPeerFactor - 1))
 		}
 	})
 	return nil
+}
+
+// runCopy is a queued copy; it reports whether it moved bytes between two
+// GPUs' memory.
+func (b *Backend) runCopy(st *stream, check func() (*region, []byte, *region, []byte, error), n uint64) (peer bool) {
+	b.enter()
+	defer b.exit()
+	dr, dm, sr, sm, err := check()
+	if err != nil {
+		b.poison(st.dev, cuerr.IllegalAddress, "queued copy: "+err.Error())
+		return false
+	}
+	copy(dm, sm)
+	peer = dr.phys >= 0 && sr.phys >= 0 && dr.phys != sr.phys
+	if b.defects.has(dPeerCopyCorrupts) && peer && n >= 4 {
+		w := n / 4 / 2 * 4
+		flip := (*uint32)(ptrAt(dm, w))
+		atomic.StoreUint32(flip, ^atomic.LoadUint32(flip))
+	}
+	return peer
+}
+
+// stall holds the stream for d (slow-peer-copy), in slices so that a
+// stream killed by Close stops at once.
+func (s *stream) stall(d time.Duration) {
+	for end := time.Now().Add(d); !s.killed.Load(); {
+		left := time.Until(end)
+		if left <= 0 {
+			return
+		}
+		time.Sleep(min(left, time.Millisecond))
+	}
 }
 
 // CopyAsync is cuMemcpyAsync; under UVA any two pointers of this process.

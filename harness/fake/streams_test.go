@@ -5,6 +5,7 @@ package fake
 
 import (
 	"testing"
+	"time"
 
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
@@ -190,4 +191,51 @@ func runMP(t *testing.T, b *Backend) uint32 {
 	must(t, b.Memset32(0, flag, 0, 1))
 	must(t, launch(t, b, 0, kMP, uint64(data), uint64(flag), uint64(out), 1024))
 	return words(t, b, 0, out, 1)[0]
+}
+
+// kHandshake: thread 0 stores arrived=1 (relaxed) and waits for ack; thread
+// 1 waits for arrived and stores ack=1. *out is 1 when thread 0 got the ack.
+var kHandshake = testKernel("handshake", func(g kernels.Grid, a []uint64) error {
+	arrived, ack, out := a[0], a[0]+4, a[1]
+	poll := func(t kernels.Thread, addr uint64) (bool, error) {
+		for g.Now() < 5*time.Second {
+			v, err := t.Load(addr, kernels.TU32, kernels.Relaxed, kernels.Sys)
+			if err != nil || v == 1 {
+				return v == 1, err
+			}
+			g.Pause()
+		}
+		return false, nil
+	}
+	return g.Threads(2, func(t kernels.Thread) error {
+		if t.ID() == 1 {
+			if _, err := poll(t, arrived); err != nil {
+				return err
+			}
+			return t.Store(ack, kernels.TU32, 1, kernels.Release, kernels.Sys)
+		}
+		if err := t.Store(arrived, kernels.TU32, 1, kernels.Relaxed, kernels.Sys); err != nil {
+			return err
+		}
+		ok, err := poll(t, ack)
+		if err != nil {
+			return err
+		}
+		return t.Store(out, kernels.TU32, uint64(boolInt(ok)), kernels.Relaxed, kernels.Sys)
+	})
+}, pPtr, kernels.Param{Name: "out", Kind: kernels.Ptr})
+
+// TestStoreBufferDrainsWhileSpinning: under release-not-ordered a thread's
+// relaxed store still becomes visible while the thread spins, so handshakes
+// (start barriers) finish instead of timing out.
+func TestStoreBufferDrainsWhileSpinning(t *testing.T) {
+	b := open(t, "single", "release-not-ordered")
+	flags, _ := b.Alloc(0, 64)
+	out, _ := b.Alloc(0, 64)
+	must(t, b.Memset32(0, flags, 0, 2))
+	start := time.Now()
+	must(t, launch(t, b, 0, kHandshake, uint64(flags), uint64(out)))
+	if w := words(t, b, 0, out, 1); w[0] != 1 || time.Since(start) > 2*time.Second {
+		t.Errorf("handshake result %d after %s", w[0], time.Since(start))
+	}
 }

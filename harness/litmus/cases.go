@@ -5,6 +5,7 @@ package litmus
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/p2pconf/p2pconf/harness"
 )
@@ -30,13 +31,35 @@ type Case struct {
 func GPUCases(g harness.GPU) []Case {
 	var out []Case
 	for _, kind := range []PlaceKind{CTAs, WithHost} {
+		var cases []Case
 		for _, t := range Catalogue() {
 			for _, pl := range t.Placements(kind) {
-				out = append(out, newCase(t, pl, g, harness.GPU{}, nil))
+				cases = append(cases, newCase(t, pl, g, harness.GPU{}, nil))
 			}
 		}
+		out = append(out, mutantsFirst(cases)...)
 	}
 	return out
+}
+
+// mutantsFirst orders each family's cases so that the mutants (including
+// forbidden tests that are scope mutants in their placement) come before
+// the forbidden ones, keeping the order otherwise.
+func mutantsFirst(cases []Case) []Case {
+	rank := map[string]int{}
+	for _, c := range cases {
+		if _, ok := rank[c.Test.Family]; !ok {
+			rank[c.Test.Family] = len(rank)
+		}
+	}
+	sort.SliceStable(cases, func(i, j int) bool {
+		fi, fj := rank[cases[i].Test.Family], rank[cases[j].Test.Family]
+		if fi != fj {
+			return fi < fj
+		}
+		return cases[i].Verdict == Allowed && cases[j].Verdict == Forbidden
+	})
+	return cases
 }
 
 // PairCases lists the cases on an ordered pair: thread 0 on p.A, the others
@@ -48,7 +71,7 @@ func PairCases(p harness.Pair) []Case {
 			out = append(out, newCase(t, pl, p.A, p.B, &p))
 		}
 	}
-	return out
+	return mutantsFirst(out)
 }
 
 func newCase(t *Test, pl Placement, a, b harness.GPU, p *harness.Pair) Case {
@@ -59,13 +82,17 @@ func newCase(t *Test, pl Placement, a, b harness.GPU, p *harness.Pair) Case {
 // Where describes the placement with the GPUs' names.
 func (c Case) Where() string { return c.Place.Describe(c.Test, c.A.String(), c.B.String()) }
 
-// Name is the spec text: it names the test, the placement and the GPUs, and
-// what the spec checks.
+// Name is the spec text: it names the test, the pair, the placement and the
+// GPUs, and what the spec checks.
 func (c Case) Name() string {
-	if c.Verdict == Forbidden {
-		return fmt.Sprintf("%s %s never shows the forbidden outcome %s", c.Test.Name(), c.Where(), c.Test.TargetText())
+	where := c.Where()
+	if c.Pair != nil {
+		where = "on " + c.Pair.String() + " " + where
 	}
-	return fmt.Sprintf("%s %s counts the allowed weak outcome %s (mutant)", c.Test.Name(), c.Where(), c.Test.TargetText())
+	if c.Verdict == Forbidden {
+		return fmt.Sprintf("%s %s never shows the forbidden outcome %s", c.Test.Name(), where, c.Test.TargetText())
+	}
+	return fmt.Sprintf("%s %s counts the allowed weak outcome %s (mutant)", c.Test.Name(), where, c.Test.TargetText())
 }
 
 // Labels are the extra labels of the spec (with GPULabels or PairLabels).

@@ -47,7 +47,7 @@ func coherenceTests() []*Test {
 		corw("weak", Allowed, onGPUs, weak),
 		corw("rlx.sys", Forbidden, onGPUs, rlxSys),
 		corw("rlx.gpu", Forbidden, onGPUs, rlxGPU),
-		coww("weak", Allowed, onGPUs, nil, weak),
+		coww("weak", Allowed, everywhere, []string{"HG"}, weak),
 		coww("rlx.sys", Forbidden, everywhere, []string{"HG"}, rlxSys),
 		coww("rlx.gpu", Forbidden, onGPUs, nil, rlxGPU),
 	}
@@ -72,7 +72,7 @@ func rmwTests() []*Test {
 			Target: out{"r0": 0, "r1": 0}, Verdict: v, Where: onGPUs, Symmetric: true, Source: src}
 	}
 	return []*Test{
-		atomicity("ld/st increment", Allowed, onGPUs, nil, inc(0, rlxSys), rlxSys),
+		atomicity("ld/st increment", Allowed, everywhere, []string{"GH"}, inc(0, rlxSys), rlxSys),
 		atomicity("atom.add.rlx.sys", Forbidden, everywhere, []string{"GH"}, add(0, rlxSys), rlxSys),
 		atomicity("atom.add.rlx.gpu", Forbidden, onGPUs, nil, add(0, rlxGPU), rlxGPU),
 		lost("ld/st increments", Allowed, inc(0, rlxSys), inc(1, rlxSys)),

@@ -13,13 +13,18 @@
 //   - placement.go: where the threads run (between CTAs of one GPU, GPU and
 //     host thread, two GPUs) and the rule that turns a forbidden test into a
 //     mutant when a scope does not cover the threads it must synchronise.
-//   - ptx.go, kernel.go: the PTX generated from a test at run time (.version
-//     7.0, .target sm_70) and its *kernels.Kernel descriptor.
+//   - layout.go: the memory layout, kernel parameters and per-iteration
+//     permutations shared by the PTX, the Sim and the host side.
+//   - ptx.go, ptx_protocol.go, kernel.go: the PTX generated from a test at
+//     run time (.version 7.0, .target sm_70) and its *kernels.Kernel
+//     descriptor, built in memory (not registered with package kernels).
 //   - sim.go: the same kernel interpreted in Go for the fake backend.
 //   - host.go: the host thread's side (sync/atomic on mapped pinned memory).
-//   - runner.go, result.go, power.go: the parallel testing environment
-//     (many instances per iteration, permuted roles and locations, a bounded
-//     start gate and bounded barriers), outcome statistics and report entries.
+//   - cases.go, env.go, runner.go, result.go, power.go: the specs' cases,
+//     the parallel testing environment (many instances per iteration,
+//     permuted roles and locations, a bounded start gate and bounded
+//     barriers, optional stress CTAs), outcome statistics, report entries
+//     and the in-process power registry.
 //
 // The kernel is persistent: each launch passes a start gate opened by the
 // host, then runs a number of iterations. In each iteration every testing

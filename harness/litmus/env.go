@@ -38,8 +38,10 @@ type Env struct {
 // DefaultEnv is the environment for the run: on a GPU, 2^17 instances per
 // iteration at most (65,536 for three threads on an H200), 128-byte
 // strides, launches of about 100 ms within the litmus budget; on the fake
-// backend, which interprets every access in Go, 32 instances and a budget
-// of at most 40 ms, so the suite stays fast.
+// backend, which interprets every access in Go, 16 instances and a budget
+// of 1 ms (one launch of 4 iterations), so the suite stays fast; injected
+// ordering defects show within that (release-not-ordered breaks MP and ISA2
+// in most instances).
 func DefaultEnv(cfg harness.Config) Env {
 	e := Env{
 		Instances:     1 << 17,
@@ -58,9 +60,9 @@ func DefaultEnv(cfg harness.Config) Env {
 		e.Stress = true
 	}
 	if cfg.Backend == "fake" {
-		e.Instances, e.HostInstances, e.Block, e.Stride = 32, 32, 16, 16
-		e.Budget = min(cfg.LitmusBudget, 40*time.Millisecond)
-		e.FirstIters, e.LaunchTime, e.HostWorkers = 2, 15*time.Millisecond, 1
+		e.Instances, e.HostInstances, e.Block, e.Stride = 16, 16, 16, 16
+		e.Budget = min(cfg.LitmusBudget, time.Millisecond)
+		e.FirstIters, e.LaunchTime, e.HostWorkers = 4, time.Millisecond, 1
 		e.Timeout, e.StressLines = 5*time.Second, 64
 		e.Stress = false
 	}

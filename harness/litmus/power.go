@@ -52,13 +52,15 @@ func Report(r *Result) {
 	harness.Metric("instances_per_second", r.Rate(), "1/s", fmt.Sprintf("%s: counted instances per second of launch time (%s)", where, r.Elapsed))
 	harness.Metric("skipped_instances", float64(r.Skipped()), "instances", fmt.Sprintf("%s: launched but not counted because a wait timed out", where))
 	harness.Finding("outcome_histogram", r.Histogram(), where)
-	if other := r.Count(OtherWeak); other > 0 {
-		harness.Finding("unjudged_weak_outcomes", other, fmt.Sprintf("%s: outcomes that are neither sequentially consistent nor the target (the test does not judge them)", where))
+	harness.Finding("litmus_environment", map[string]any{"instances_per_iteration": r.N, "launches": r.Launches,
+		"iterations": r.Iterations, "grids": r.Grids, "stopped_early": dedupe(r.Aborts)}, where)
+	if other := r.Count(OtherWeak); other > 0 && c.Verdict == Allowed {
+		harness.Finding("other_weak_outcomes", other, fmt.Sprintf("%s: outcomes that are neither sequentially consistent nor the mutant's target (a mutant does not judge them)", where))
 	}
 	hits := r.Count(Target)
 	if c.Verdict == Forbidden {
 		ub := r.UpperBound95()
-		harness.Metric("violations", float64(hits), "instances", fmt.Sprintf("%s: forbidden outcome %s", where, c.Test.TargetText()))
+		harness.Metric("violations", float64(r.Violations()), "instances", fmt.Sprintf("%s: forbidden outcome %s (%d) or another outcome that is not sequentially consistent (%d)", where, c.Test.TargetText(), hits, r.Count(OtherWeak)))
 		harness.Metric("violation_upper_bound_95", ub, "per instance", fmt.Sprintf("%s: 95 %% upper bound on the probability of %s per instance", where, c.Test.TargetText()))
 		harness.Metric("violation_upper_bound_95_per_second", ub*r.Rate(), "1/s", where)
 		reportPower(c)

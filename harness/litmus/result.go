@@ -21,6 +21,7 @@ type Result struct {
 	Elapsed    time.Duration // wall time of the launches, gate to end
 	Hist       []uint64      // instances per outcome bin
 	Aborts     []string      // why launches stopped early
+	Grids      []string      // what ran where: CTAs per GPU, host goroutines
 
 	consecutiveAborts int
 }
@@ -69,6 +70,19 @@ func (r *Result) Count(c Class) uint64 {
 	return n
 }
 
+// Violations counts, for a forbidden test, the instances whose outcome is
+// not sequentially consistent: the target, and any other weak outcome. The
+// catalogue's tests with several locations have no weak outcome but the
+// target (checked by its unit tests); in a test on one location every weak
+// outcome breaks coherence or atomicity, which morally strong accesses
+// forbid. A mutant has no violations.
+func (r *Result) Violations() uint64 {
+	if r.Case.Verdict != Forbidden {
+		return 0
+	}
+	return r.Count(Target) + r.Count(OtherWeak)
+}
+
 // Rate is instances counted per second of launch time.
 func (r *Result) Rate() float64 { return perSecond(r.Instances(), r.Elapsed) }
 
@@ -80,11 +94,11 @@ func perSecond(n uint64, d time.Duration) float64 {
 }
 
 // UpperBound95 is the 95 % upper confidence bound on the per-instance
-// probability of the target outcome: −ln(0.05)/N ≈ 3/N when none was seen,
+// probability of a violation: −ln(0.05)/N ≈ 3/N when none was seen,
 // otherwise the Wilson score bound.
 func (r *Result) UpperBound95() float64 {
 	n := float64(r.Instances())
-	k := float64(r.Count(Target))
+	k := float64(r.Violations())
 	if n == 0 {
 		return 1
 	}

@@ -70,8 +70,12 @@ func Run(ctx context.Context, h *harness.Harness, c Case, env Env) *Result {
 			break
 		}
 		took := r.launch(uint32(iters), seed+uint32(launch)*0x9E3779B1)
+		// Aim the next launch at LaunchTime (or what is left of the budget),
+		// growing at most 4× per launch: the first, short launch includes the
+		// start-up and says little about the time per iteration.
 		perIter := max(took/time.Duration(iters), time.Microsecond)
-		iters = int(min(max(min(env.LaunchTime, left)/perIter, 1), maxIters))
+		want := max(min(env.LaunchTime, env.Budget-time.Since(start))/perIter, 1)
+		iters = int(min(want, time.Duration(4*iters), maxIters))
 	}
 	r.readHistogram()
 	return r.res
@@ -124,13 +128,18 @@ func (r *runner) plan() {
 		gp := &gpuParty{gpu: g, roles: pl.rolesOn(u), party: uint32(i)}
 		per, err := r.h.B().MaxActiveBlocks(g.Ordinal, r.k, r.env.Block)
 		harness.ExpectNoError(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor for %s on %s (block %d)", r.k, g, r.env.Block)
-		gp.ctas = per * r.h.Attribute(g, backend.AttrMultiprocessorCount)
-		fit := uint32(gp.ctas * r.env.Block / len(gp.roles))
-		n = min(n, uint32(1)<<(bits.Len32(fit)-1))
+		sms := r.h.Attribute(g, backend.AttrMultiprocessorCount)
+		gp.ctas = per * sms
+		fit := gp.ctas * r.env.Block / max(len(gp.roles), 1)
+		if fit < r.env.Block {
+			ginkgo.Fail(fmt.Sprintf("%s on %s: %d CTAs of %d threads are resident at once (%d per SM × %d SMs), too few for %d roles",
+				r.t.Name(), g, gp.ctas, r.env.Block, per, sms, len(gp.roles)))
+		}
+		n = min(n, uint32(1)<<(bits.Len(uint(fit))-1))
 		r.gpus = append(r.gpus, gp)
 	}
 	if n < uint32(r.env.Block) {
-		ginkgo.Fail(fmt.Sprintf("%s: %s cannot hold two CTAs of %d threads per role at once (%d instances fit)", r.c.Test.Name(), r.c.Target(), r.env.Block, n))
+		ginkgo.Fail(fmt.Sprintf("%s: %d instances per iteration, fewer than the %d threads of a CTA", r.t.Name(), n, r.env.Block))
 	}
 	r.n = n
 	for _, gp := range r.gpus {
@@ -138,6 +147,10 @@ func (r *runner) plan() {
 		if !r.env.Stress {
 			gp.ctas = gp.testCTAs
 		}
+		r.res.Grids = append(r.res.Grids, fmt.Sprintf("%s: %d CTAs × %d threads (%d testing, roles %v)", gp.gpu, gp.ctas, r.env.Block, gp.testCTAs, gp.roles))
+	}
+	if r.workers > 0 {
+		r.res.Grids = append(r.res.Grids, fmt.Sprintf("host: %d goroutines (roles %v)", r.workers, r.hostRls))
 	}
 	if parties := len(r.gpus) + r.workers; parties > maxParties {
 		ginkgo.Fail(fmt.Sprintf("%s: %d parties, at most %d", r.c.Test.Name(), parties, maxParties))

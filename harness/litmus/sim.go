@@ -218,7 +218,7 @@ func (s *simRun) barrier(th kernels.Thread, k uint32) error {
 		}
 		return s.fence(th, multi)
 	}
-	for {
+	for spin := 0; ; spin++ {
 		v, err := th.Load(s.a.bar+barGen, kernels.TU32, kernels.Acquire, kernels.GPU)
 		switch {
 		case err != nil:
@@ -227,7 +227,7 @@ func (s *simRun) barrier(th kernels.Thread, k uint32) error {
 			return errStopped
 		case v >= k1:
 			return s.fence(th, multi)
-		case s.g.Now() > deadline:
+		case spin%32 == 31 && s.g.Now() > deadline:
 			return s.fail(th, statusLocal, k)
 		}
 		s.g.Pause()

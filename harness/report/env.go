@@ -15,9 +15,21 @@ import (
 // otherwise, NVML by PCI address).
 var envVars = []string{"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES"}
 
+// EnvHost overrides the host name a run records (System.Host, and so the
+// host of a fleet view and the JUnit suite names). A scheduler sets it where
+// the machine's host name is not the node's identity: a Kubernetes pod (its
+// host name is the pod's, so the pod sets the node's name), a Slurm node
+// name that differs from the host name, or several simulated hosts on one
+// machine in a test.
+const EnvHost = "P2PCONF_HOST"
+
 // FillHostDefaults completes the host fields of sys that the harness left
 // empty (Host, Kernel, IOMMU, Env) from the machine this process runs on.
+// A non-empty P2PCONF_HOST replaces the host name whatever the harness set.
 func FillHostDefaults(sys *System) {
+	if h := strings.TrimSpace(os.Getenv(EnvHost)); h != "" {
+		sys.Host = h
+	}
 	if sys.Host == "" {
 		sys.Host, _ = os.Hostname()
 	}

@@ -74,22 +74,24 @@ var _ = Describe("ordering: handing data from one GPU to another with events", f
 // producer and copy streams on A, the consumer stream on B; each event is
 // recorded on a stream of its own device.
 type eventHandoff struct {
-	p                    harness.Pair
-	src, dst, result     backend.DevicePtr
-	delayStatus          backend.DevicePtr
-	prod, copier, cons   backend.Stream
-	ready, copied        backend.Event
-	gridA, gridB         kernels.Dim3
+	p                  harness.Pair
+	src, dst, result   backend.DevicePtr
+	delayStatus        backend.DevicePtr
+	prod, copier, cons backend.Stream
+	ready, copied      backend.Event
+	gridA, gridB       kernels.Dim3
 }
 
 func newEventHandoff(h *harness.Harness, p harness.Pair) *eventHandoff {
 	GinkgoHelper()
-	return &eventHandoff{p: p,
+	e := &eventHandoff{p: p,
 		src: h.Alloc(p.A, 4*handoffWords), dst: h.Alloc(p.B, 4*handoffWords), result: h.Alloc(p.B, 8), delayStatus: h.Alloc(p.A, 4),
 		prod: h.Stream(p.A), copier: h.Stream(p.A), cons: h.Stream(p.B),
 		ready: h.Event(p.A, backend.EventDisableTiming), copied: h.Event(p.A, backend.EventDisableTiming),
 		gridA: kernels.D1(uint32(max(1, p.A.Info.SMCount))), gridB: kernels.D1(uint32(max(1, p.B.Info.SMCount))),
 	}
+	drainAfter(h, e.prod, e.copier, e.cons)
+	return e
 }
 
 // trial runs one handoff (with or without the stream waits) and returns how

@@ -41,6 +41,7 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 		h.Fill(dst, to, harness.Poison, handoffWords)
 		status := h.Alloc(src, 4)
 		s, done := h.Stream(src), h.Event(src, backend.EventDisableTiming)
+		drainAfter(h, s)
 
 		By(fmt.Sprintf("queueing a %s kernel, a copy %s→%s and an event on one stream of %s", slowKernel, src, dst, src))
 		h.Launch(s, kernels.Delay, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(slowKernel), uint64(status))
@@ -56,6 +57,7 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 	}
 
 	for _, g := range harness.GPUs() {
+		// ID: ordering.submission-is-not-completion (requirement above), a copy within one GPU.
 		It(fmt.Sprintf("reports an event after a copy within %s queued behind a slow kernel NOT_READY until the copy is done", g),
 			harness.GPULabels("ordering.submission-is-not-completion", g), func(ctx SpecContext) {
 				submissionIsNotCompletion(ctx, g, g, func(s backend.Stream, dst, src backend.DevicePtr, n uint64) error {
@@ -65,6 +67,7 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 	}
 
 	for _, p := range harness.Pairs() {
+		// ID: ordering.submission-is-not-completion (requirement above), a peer copy A→B.
 		It(fmt.Sprintf("reports an event after a peer copy %s queued behind a slow kernel NOT_READY until the copy is done", p),
 			harness.PairLabels("ordering.submission-is-not-completion", p), func(ctx SpecContext) {
 				submissionIsNotCompletion(ctx, p.A, p.B, func(s backend.Stream, dst, src backend.DevicePtr, n uint64) error {
@@ -116,6 +119,7 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 				h.Upload(p.A, src, old)
 				h.Fill(p.B, dst, harness.Poison, handoffWords)
 				status, s, done := h.Alloc(p.A, 4), h.Stream(p.A), h.Event(p.A, backend.EventDisableTiming)
+				drainAfter(h, s)
 
 				By(fmt.Sprintf("copying %s→%s behind a %s kernel and waiting for the event after the copy", p.A, p.B, producerLag))
 				h.Launch(s, kernels.Delay, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(producerLag), uint64(status))

@@ -24,13 +24,13 @@ import (
 // changed every launch), locations 128 bytes apart, both kernels started
 // together by a gate word in mapped pinned host memory.
 const (
-	mpWords    = 4                      // data words per instance
-	mpGateWait = 5 * time.Second        // how long a CTA waits for the gate
-	mpSpin     = 20 * time.Millisecond  // how long a reader polls its flag
-	mpMaxInst  = 1 << 16                // instances per launch, at most
-	mpMinRuns  = 2                      // launches every spec makes, at least
-	mpMaxRuns  = 400                    // launches a spec makes, at most
-	mpWant     = 1000                   // a mutant stops once it saw this many weak outcomes
+	mpWords    = 4                     // data words per instance
+	mpGateWait = 5 * time.Second       // how long a CTA waits for the gate
+	mpSpin     = 20 * time.Millisecond // how long a reader polls its flag
+	mpMaxInst  = 1 << 16               // instances per launch, at most
+	mpMinRuns  = 2                     // launches every spec makes, at least
+	mpMaxRuns  = 400                   // launches a spec makes, at most
+	mpWant     = 1000                  // a mutant stops once it saw this many weak outcomes
 )
 
 // mpVariant is one way of publishing and observing the flag.
@@ -78,6 +78,7 @@ func newMPRun(h *harness.Harness, p harness.Pair, v mpVariant, home harness.GPU)
 		counts: h.Alloc(p.B, 16), wStatus: h.Alloc(p.A, 8), rStatus: h.Alloc(p.B, 8),
 		gate: h.HostAlloc(p.A, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap),
 		sA:   h.Stream(p.A), sB: h.Stream(p.B)}
+	drainAfter(h, r.sA, r.sB)
 	h.Fill(home, r.data, 0, int(n)*kernels.MPStride/4)
 	h.Fill(home, r.flags, 0, int(n)*kernels.MPStride/4)
 	h.Fill(p.B, r.counts, 0, 4)

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+// TestCatalogueIsSound checks what makes a verdict trustworthy: every test
+// validates; a forbidden target is not sequentially consistent (else the
+// "violation" would be a legal interleaving); a forbidden test on several
+// locations has no weak outcome but its target (so counting every weak
+// outcome as a violation is exactly the litmus test's claim); names are
+// unique; every family has a mutant and a forbidden test.
+func TestCatalogueIsSound(t *testing.T) {
+	names := map[string]bool{}
+	kinds := map[string]map[Verdict]bool{}
+	for _, tt := range Catalogue() {
+		if err := tt.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if names[tt.Name()] {
+			t.Errorf("%s: name used twice", tt.Name())
+		}
+		names[tt.Name()] = true
+		if kinds[tt.Family] == nil {
+			kinds[tt.Family] = map[Verdict]bool{}
+		}
+		m := tt.Model()
+		if tt.Verdict == Forbidden && m.TargetIsSC() {
+			t.Errorf("%s: forbidden target %s is sequentially consistent", tt.Name(), tt.TargetText())
+		}
+		for bin := 0; bin < m.Bins; bin++ {
+			if tt.Verdict == Forbidden && len(tt.Locs) > 1 && m.Class(bin) == OtherWeak {
+				t.Errorf("%s: weak outcome %s besides the target", tt.Name(), m.Text(bin))
+			}
+		}
+		for _, pl := range append(append(tt.Placements(CTAs), tt.Placements(WithHost)...), tt.Placements(TwoGPUs)...) {
+			v, _ := pl.Verdict(tt)
+			kinds[tt.Family][v] = true
+		}
+	}
+	for f, k := range kinds {
+		if !k[Forbidden] || !k[Allowed] {
+			t.Errorf("family %s has forbidden=%v mutant=%v; it needs both", f, k[Forbidden], k[Allowed])
+		}
+	}
+}
+
+func twoGPUs() (harness.GPU, harness.GPU) {
+	return harness.GPU{Ordinal: 0}, harness.GPU{Ordinal: backend.Device(1)}
+}
+
+// TestEveryForbiddenCaseHasAMutant: in every placement on a GPU or pair, a
+// forbidden spec has at least one mutant sibling to show power.
+func TestEveryForbiddenCaseHasAMutant(t *testing.T) {
+	a, b := twoGPUs()
+	cases := append(GPUCases(a), PairCases(harness.Pair{A: a, B: b, Link: "nvlink"})...)
+	mutants := map[string]bool{}
+	names := map[string]bool{}
+	forbiddenSeen := map[string]bool{}
+	for _, c := range cases {
+		if names[c.Name()] {
+			t.Errorf("spec name %q used twice", c.Name())
+		}
+		names[c.Name()] = true
+		if c.Verdict == Forbidden {
+			forbiddenSeen[c.group()] = true
+		} else if forbiddenSeen[c.group()] {
+			t.Errorf("%s: a mutant after a forbidden sibling (it could not give that sibling power)", c.Name())
+		}
+		if c.Verdict == Allowed {
+			mutants[c.group()] = true
+			if c.Test.Verdict == Forbidden && c.Why == "" {
+				t.Errorf("%s: became a mutant without a reason", c.Name())
+			}
+		}
+	}
+	for _, c := range cases {
+		if c.Verdict == Forbidden && !mutants[c.group()] {
+			t.Errorf("%s: no mutant in its family and placement", c.Name())
+		}
+		if c.Verdict == Allowed && c.Test.Verdict == Forbidden && len(c.Siblings()) == 0 && !strings.Contains(c.Name(), "CTAs") {
+			t.Logf("%s: scope mutant without a forbidden sibling here", c.Name())
+		}
+	}
+}
+
+func TestMPModel(t *testing.T) {
+	m := findTest(t, "MP rel.sys/acq.sys").Model()
+	if m.Bins != 9 || len(m.Obs) != 2 || m.Obs[0].Name != "r0" || m.Obs[1].Name != "r1" {
+		t.Fatalf("MP model: %d bins, observations %+v", m.Bins, m.Obs)
+	}
+	want := map[string]Class{
+		"r0=0 r1=0": Sequential, "r0=1 r1=1": Sequential, "r0=0 r1=1": Interleaved,
+		"r0=1 r1=0": Target, "r0>1 r1=0": Impossible, "r0=1 r1>1": Impossible,
+	}
+	got := map[string]Class{}
+	for bin := 0; bin < m.Bins; bin++ {
+		got[m.Text(bin)] = m.Class(bin)
+	}
+	for text, c := range want {
+		if got[text] != c {
+			t.Errorf("MP outcome %s: class %v, want %v", text, got[text], c)
+		}
+	}
+	if bin := m.Encode([]uint32{1, 0}); m.Text(bin) != "r0=1 r1=0" || m.Class(bin) != Target {
+		t.Errorf("Encode(1,0) = %d (%s, %v)", bin, m.Text(bin), m.Class(bin))
+	}
+	if bin := m.Encode([]uint32{7, 0}); m.Class(bin) != Impossible {
+		t.Errorf("a flag value of 7 is %v, want impossible", m.Class(bin))
+	}
+}
+
+func TestCoherenceModelUsesFinalValues(t *testing.T) {
+	m := findTest(t, "CoWR rlx.sys").Model()
+	if len(m.Obs) != 2 || m.Obs[1].Name != "x" || m.Obs[1].Reg != NoReg {
+		t.Fatalf("CoWR observations %+v", m.Obs)
+	}
+	for _, c := range []struct {
+		vals []uint32
+		want Class
+	}{{[]uint32{2, 1}, Target}, {[]uint32{1, 2}, Sequential}, {[]uint32{2, 2}, Interleaved}, {[]uint32{0, 2}, OtherWeak}} {
+		if got := m.Class(m.Encode(c.vals)); got != c.want {
+			t.Errorf("CoWR %v: %v, want %v", c.vals, got, c.want)
+		}
+	}
+}
+
+func TestDomainsAreBounded(t *testing.T) {
+	m := findTest(t, "lost-update ld/st increments").Model()
+	for i, d := range m.Domain {
+		if !sort.SliceIsSorted(d, func(a, b int) bool { return d[a] < d[b] }) || d[len(d)-1] > 2 {
+			t.Errorf("observation %s: domain %v, want within 0..2 (two increments)", m.Obs[i].Name, d)
+		}
+	}
+}
+
+func TestVerdictRule(t *testing.T) {
+	a, b := twoGPUs()
+	verdicts := func(name string, kind PlaceKind) []Verdict {
+		var out []Verdict
+		for _, pl := range findTest(t, name).Placements(kind) {
+			v, _ := pl.Verdict(findTest(t, name))
+			out = append(out, v)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		test string
+		kind PlaceKind
+		want []Verdict
+	}{
+		{"MP rel.gpu/acq.gpu", CTAs, []Verdict{Forbidden}},
+		{"MP rel.gpu/acq.gpu", TwoGPUs, []Verdict{Allowed, Allowed}},
+		{"MP rel.sys/acq.sys", TwoGPUs, []Verdict{Forbidden, Forbidden}},
+		{"MP rel.cta/acq.cta", CTAs, []Verdict{Allowed}},
+		{"SB F.sc.gpu", CTAs, []Verdict{Forbidden}},
+		{"SB F.sc.gpu", TwoGPUs, []Verdict{Allowed}},
+		{"SB F.sc.cta", CTAs, []Verdict{Allowed}},
+		{"CoRR rlx.gpu", TwoGPUs, []Verdict{Allowed, Allowed}},
+		// ABA, ABB, AAB: the first hop inside one GPU may be .gpu.
+		{"ISA2 hop 1 .gpu, hop 2 .sys", TwoGPUs, []Verdict{Allowed, Allowed, Forbidden}},
+		{"ISA2 hop 1 .gpu, hop 2 .sys", WithHost, []Verdict{Forbidden}},
+		{"ISA2 hop 1 .sys, hop 2 .gpu", TwoGPUs, []Verdict{Allowed, Forbidden, Allowed}},
+		// ABB: x is observed at .sys, the .gpu hop stays inside GPU B.
+		{"WRC rel.gpu/acq.gpu", TwoGPUs, []Verdict{Allowed, Forbidden, Allowed}},
+	} {
+		got := verdicts(c.test, c.kind)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d placements of kind %d, want %d", c.test, len(got), c.kind, len(c.want))
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%s placement %d (%s): %v, want %v", c.test, i, c.test, got[i], c.want[i])
+			}
+		}
+	}
+	_ = b
+	c := newCase(findTest(t, "MP rel.gpu/acq.gpu"), findTest(t, "MP rel.gpu/acq.gpu").Placements(TwoGPUs)[0], a, b, &harness.Pair{A: a, B: b})
+	if c.Why == "" || !strings.Contains(c.Name(), "GPU0") || !strings.Contains(c.Name(), "GPU1") || !strings.Contains(c.Name(), "mutant") {
+		t.Errorf("pair case: name %q, why %q", c.Name(), c.Why)
+	}
+}
+
+func TestHomes(t *testing.T) {
+	isa2 := findTest(t, "ISA2 rel.sys/acq.sys").Placements(WithHost)[0]
+	if want := []Unit{UnitHost, UnitA, UnitHost}; !equalUnits(isa2.Homes, want) {
+		t.Errorf("ISA2 with T2 on the host: homes %v, want %v (x, z touched by the host)", isa2.Homes, want)
+	}
+	wrc := findTest(t, "WRC rel.sys/acq.sys").Placements(TwoGPUs)
+	if !equalUnits(wrc[1].Roles, []Unit{UnitA, UnitB, UnitB}) || !equalUnits(wrc[1].Homes, []Unit{UnitA, UnitB}) {
+		t.Errorf("WRC ABB: roles %v homes %v, want x with its writer on A, y with its writer on B", wrc[1].Roles, wrc[1].Homes)
+	}
+	if got := len(findTest(t, "SB rlx.sys").Placements(TwoGPUs)); got != 1 {
+		t.Errorf("a symmetric test runs in %d pair placements, want 1 (the reverse pair covers the other home)", got)
+	}
+}
+
+func equalUnits(a, b []Unit) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestValidateRejects(t *testing.T) {
+	bad := []*Test{
+		{Family: "X", Variant: "ld.release", Locs: []string{"x"}, Threads: [][]Op{{ld(x, 0, relSys)}}, Target: out{"r0": 1}},
+		{Family: "X", Variant: "st.acquire", Locs: []string{"x"}, Threads: [][]Op{{st(x, 1, acqSys)}}, Target: out{"r0": 1}},
+		{Family: "X", Variant: "weak atom", Locs: []string{"x"}, Threads: [][]Op{{rmw(kernels.OpAdd, x, 1, 0, weak)}}, Target: out{"r0": 1}},
+		{Family: "X", Variant: "reg twice", Locs: []string{"x"}, Threads: [][]Op{{ld(x, 0, rlxSys), ld(x, 0, rlxSys)}}, Target: out{"r0": 1}},
+		{Family: "X", Variant: "unknown target", Locs: []string{"x"}, Threads: [][]Op{{ld(x, 0, rlxSys)}}, Target: out{"r3": 1}},
+		{Family: "X", Variant: "fence.release", Locs: []string{"x"}, Threads: [][]Op{{fence(relSys), ld(x, 0, rlxSys)}}, Target: out{"r0": 1}},
+		{Family: "X", Variant: "bad host", Locs: []string{"x"}, Threads: [][]Op{{ld(x, 0, rlxSys)}}, Target: out{"r0": 1}, Host: []string{"HH"}},
+	}
+	for _, tt := range bad {
+		if err := tt.Validate(); err == nil {
+			t.Errorf("%s: accepted", tt.Name())
+		}
+	}
+}

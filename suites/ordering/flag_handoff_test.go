@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package ordering_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/kernels"
+)
+
+var (
+	// mpConf are the forbidden forms: stale data after the flag is a failure.
+	mpConf = []mpVariant{
+		{"st.release.sys and ld.acquire.sys on the flag", kernels.MPReleaseAcquire, kernels.MPReleaseAcquire},
+		{"fence.acq_rel.sys around relaxed .sys flag accesses", kernels.MPFenceAcqRel, kernels.MPFenceAcqRel},
+		{"fence.sc.sys around relaxed .sys flag accesses", kernels.MPFenceSC, kernels.MPFenceSC},
+	}
+	// mpMutants are allowed weak forms (reference/litmus.md, family A).
+	mpMutants = []mpVariant{
+		{"a relaxed .sys flag and no fence", kernels.MPRelaxed, kernels.MPRelaxed},
+		{"st.release.gpu and ld.acquire.gpu across GPUs", kernels.MPGPUScope, kernels.MPGPUScope},
+		{"st.release.sys but a relaxed load of the flag", kernels.MPReleaseAcquire, kernels.MPRelaxed},
+	}
+)
+
+var _ = Describe("ordering: flag handoff between kernels on two GPUs", func() {
+	h := harness.New()
+	budget := harness.RunConfig().LitmusBudget
+
+	for _, p := range harness.Pairs() {
+		for _, v := range mpConf {
+			for _, home := range []harness.GPU{p.A, p.B} {
+				/*
+					ID: ordering.flag-handoff-sys
+					Requirement: while kernels run on A and B at once, a reader on B
+					that has seen A's flag MUST read every data word A stored before
+					publishing it, when A publishes with st.release.sys and B observes
+					with ld.acquire.sys, or both use fence.acq_rel.sys or fence.sc.sys
+					with relaxed .sys flag accesses. Checked with the data and flags
+					in A's memory and in B's memory.
+					Source: PTX ISA, memory consistency model (release and acquire
+					patterns, causality order, .sys scope); reference/litmus.md
+					family A (MP+rel/acq.sys, MP+F.ar.sys, MP+F.sc.sys: forbidden).
+					Applies to: pairs with peer access towards the memory used.
+				*/
+				It(fmt.Sprintf("hands data from %s to %s with %s, data and flags in %s's memory", p.A, p.B, v.what, home),
+					harness.PairLabels("ordering.flag-handoff-sys", p), func(ctx SpecContext) {
+						r := newMPRun(h, p, v, home)
+						By(fmt.Sprintf("running %d handoff instances per launch for up to %s", r.n, budget/8))
+						t := r.run(ctx, h, budget/8, func(mpTally) bool { return false })
+						harness.Metric("handoffs/s", float64(t.seen)/t.elapsed.Seconds(), "instances/s", t.describe(r.n))
+						harness.Metric("handoffs", float64(t.seen), "instances", t.describe(r.n))
+						Expect(t.seen).To(BeNumerically(">", 0), "no reader on %s saw its flag within %s, so nothing was checked: %s", p.B, mpSpin, t.describe(r.n))
+						Expect(t.staleInst).To(BeZero(), "%s read stale data after seeing %s's flag (%s): %s", p.B, p.A, v.what, t.describe(r.n))
+					}, SpecTimeout(time.Minute+budget))
+			}
+		}
+
+		for _, v := range mpMutants {
+			/*
+				ID: ordering.flag-handoff-weak (mutant of ordering.flag-handoff-sys)
+				The same handoff with an allowed weak form; stale data after the
+				flag is allowed, and seeing it shows the conf variants could have
+				failed on this pair. Data and flags in the writer's memory, where
+				the relaxed form showed most on 2× H200 (1.1 %). Never fails on
+				its outcome.
+			*/
+			It(fmt.Sprintf("lets %s read stale data after %s's flag with %s", p.B, p.A, v.what),
+				harness.PairLabels("ordering.flag-handoff-weak", p), func(ctx SpecContext) {
+					r := newMPRun(h, p, v, p.A)
+					By(fmt.Sprintf("running %d handoff instances per launch for up to %s or %d weak outcomes", r.n, budget/4, mpWant))
+					t := r.run(ctx, h, budget/4, func(t mpTally) bool { return t.staleInst >= mpWant })
+					harness.Metric("weak outcomes/s", float64(t.staleInst)/t.elapsed.Seconds(), "instances/s", t.describe(r.n))
+					harness.Power("ordering.flag-handoff-sys", harness.PowerResult{Observed: t.staleInst > 0, Hits: int(t.staleInst), Trials: int(t.seen)},
+						fmt.Sprintf("%s with %s: %s", p, v.what, t.describe(r.n)))
+				}, SpecTimeout(time.Minute+budget))
+		}
+	}
+})

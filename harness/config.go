@@ -25,6 +25,7 @@ const (
 	EnvSpecTimeout   = "P2PCONF_SPEC_TIMEOUT"  // default per-spec timeout, a Go duration
 	EnvLitmusBudget  = "P2PCONF_LITMUS_BUDGET" // time budget per litmus test, a Go duration
 	EnvMutantTrials  = "P2PCONF_MUTANT_TRIALS" // trials for mutant specs
+	EnvLitmusStress  = "P2PCONF_LITMUS_STRESS" // 1 or 0: memory stress from non-testing CTAs in litmus runs
 	EnvDefaultPreset = "nvlink8"               // preset used when P2PCONF_FAKE is unset
 )
 
@@ -43,6 +44,8 @@ type Config struct {
 	LitmusBudget time.Duration
 	// MutantTrials is how many trials a mutant spec makes to see its weak outcome.
 	MutantTrials int
+	// LitmusStress turns on memory stress from non-testing CTAs.
+	LitmusStress bool
 }
 
 // ReadConfig parses the environment. Malformed values are errors naming the
@@ -96,6 +99,15 @@ func ReadConfig() (Config, error) {
 			return c, fmt.Errorf("%s=%q: want a positive number of trials", EnvMutantTrials, v)
 		}
 		c.MutantTrials = n
+	}
+	if v := strings.ToLower(strings.TrimSpace(os.Getenv(EnvLitmusStress))); v != "" {
+		switch v {
+		case "1", "on", "true", "yes":
+			c.LitmusStress = true
+		case "0", "off", "false", "no":
+		default:
+			return c, fmt.Errorf("%s=%q: want 1 or 0", EnvLitmusStress, v)
+		}
 	}
 	return c, nil
 }

@@ -4,11 +4,13 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -21,8 +23,9 @@ import (
 // them after the spec (DeferCleanup, last acquired first), then checks that
 // the process holds no more file descriptors than before the spec.
 type Harness struct {
-	b      backend.Backend
-	fdBase map[int]string
+	b       backend.Backend
+	fdBase  map[int]string
+	streams []backend.Stream // created by this spec, drained before any release
 }
 
 // New registers the fixture's BeforeEach in the enclosing container.
@@ -31,6 +34,7 @@ func New() *Harness {
 	BeforeEach(func() {
 		h.b = current().Backend
 		h.fdBase = openFDs()
+		h.streams = nil
 		// Registered first, so it runs last: after every resource is released.
 		DeferCleanup(h.checkNoLeaks)
 	})
@@ -48,6 +52,7 @@ func (h *Harness) Alloc(g GPU, bytes uint64) backend.DevicePtr {
 	p, err := h.b.Alloc(g.Ordinal, bytes)
 	ExpectNoError(err, "allocate %d bytes on %s", bytes, g)
 	DeferCleanup(func() error {
+		h.drain()
 		return wrapf(h.b.Free(g.Ordinal, p), "free %d bytes at 0x%x on %s", bytes, uint64(p), g)
 	})
 	return p
@@ -58,7 +63,10 @@ func (h *Harness) HostAlloc(g GPU, bytes uint64, flags backend.HostAllocFlags) *
 	GinkgoHelper()
 	hb, err := h.b.HostAlloc(g.Ordinal, bytes, flags)
 	ExpectNoError(err, "allocate %d bytes of pinned host memory (flags 0x%x) with %s", bytes, uint32(flags), g)
-	DeferCleanup(func() error { return wrapf(h.b.HostFree(g.Ordinal, hb), "free pinned host memory with %s", g) })
+	DeferCleanup(func() error {
+		h.drain()
+		return wrapf(h.b.HostFree(g.Ordinal, hb), "free pinned host memory with %s", g)
+	})
 	return hb
 }
 
@@ -67,7 +75,11 @@ func (h *Harness) Stream(g GPU) backend.Stream {
 	GinkgoHelper()
 	s, err := h.b.NewStream(g.Ordinal)
 	ExpectNoError(err, "create a stream on %s", g)
-	DeferCleanup(func() error { return wrapf(h.b.DestroyStream(s), "destroy a stream of %s", g) })
+	h.streams = append(h.streams, s)
+	DeferCleanup(func() error {
+		h.drain()
+		return wrapf(h.b.DestroyStream(s), "destroy a stream of %s", g)
+	})
 	return s
 }
 
@@ -105,17 +117,38 @@ func (h *Harness) Launch(s backend.Stream, k *kernels.Kernel, cfg backend.Launch
 	ExpectNoError(h.b.Launch(s, k, cfg, args...), "launch %s on GPU%d (grid %v, block %v)", k, int(s.Device()), cfg.Grid, cfg.Block)
 }
 
+// drainTimeout bounds how long a release waits for the spec's streams.
+const drainTimeout = 30 * time.Second
+
+// drain waits, bounded, until the work queued on the spec's streams is done,
+// before anything it may use is released: a spec that failed half-way must
+// not leave kernels or copies running into memory that the next spec may be
+// given. A stream that faulted or stays busy is left as it is; the release
+// that follows reports what the driver says.
+func (h *Harness) drain() {
+	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	for _, s := range h.streams {
+		if err := h.Wait(ctx, s, "draining the spec's stream before releasing its resources"); err != nil {
+			fmt.Fprintf(GinkgoWriter, "%v\n", err)
+		}
+	}
+	h.streams = nil
+}
+
 // checkNoLeaks fails the spec when it left file descriptors open (an IPC or
-// VMM descriptor, a socket, a helper's pipe). Descriptors of the driver's
-// own device files (/dev/nvidia*) are not the spec's: the driver opens them
-// lazily on first use of a feature and keeps them for the process.
+// VMM descriptor, a socket, a helper's pipe). Descriptors the driver opens
+// for itself are not the spec's: it opens them lazily on first use of a
+// feature and keeps them for the life of the process. Seen on driver 580:
+// device files (/dev/nvidia*) and, with the first interprocess event, a
+// shared-memory file /dev/shm/cuda.shm.*.
 func (h *Harness) checkNoLeaks() error {
 	var leaked []string
 	for fd, target := range openFDs() {
 		if old, ok := h.fdBase[fd]; ok && old == target {
 			continue
 		}
-		if strings.HasPrefix(target, "/dev/nvidia") {
+		if driverOwned(target) {
 			fmt.Fprintf(GinkgoWriter, "driver opened fd %d -> %s during the spec (not counted as a leak)\n", fd, target)
 			continue
 		}
@@ -126,6 +159,10 @@ func (h *Harness) checkNoLeaks() error {
 		return fmt.Errorf("the spec left %d file descriptors open that it did not have before: %s", len(leaked), strings.Join(leaked, ", "))
 	}
 	return nil
+}
+
+func driverOwned(target string) bool {
+	return strings.HasPrefix(target, "/dev/nvidia") || strings.HasPrefix(target, "/dev/shm/cuda.shm.")
 }
 
 // openFDs maps this process's open file descriptors to what they point at.

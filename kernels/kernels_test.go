@@ -21,6 +21,12 @@ func TestDescriptorsMatchPTX(t *testing.T) {
 			for _, s := range sigs {
 				entries[k.Module][s.Name] = s
 			}
+			for i, r := range k.PTX {
+				if r > 127 {
+					t.Errorf("%s: non-ASCII character %q at byte %d; ptxas rejects the whole module", k.Module, r, i)
+					break
+				}
+			}
 			v, err := PTXVersion(k.PTX)
 			if err != nil || v > 82 {
 				t.Errorf("%s: .version %d.%d (err %v); keep it at 8.2 or older", k.Module, v/10, v%10, err)

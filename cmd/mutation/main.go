@@ -4,8 +4,11 @@
 // Command mutation measures the suite's power on the fake backend: for each
 // injectable driver defect it runs the owning suite on the defect's preset
 // with that defect alone, and reports which specs failed that pass without
-// it. A defect is caught when at least one such spec fails. The last line
-// is the mutation score, caught/injected.
+// it. A defect is caught when at least one such spec fails. A defect that
+// only a gated run can catch (slow-peer-copy: figures, not errors) is
+// injected with P2PCONF_BASELINE set to the clean run's conformance.json and
+// a wide tolerance (GateTolerance). The last line is the mutation score,
+// caught/injected.
 //
 //	go run ./cmd/mutation [-defects a,b] [-suites access,ipc] [-preset mixed] [-v] [-keep]
 //
@@ -127,7 +130,14 @@ func (m *mutator) try(d fake.DefectInfo, preset string) outcome {
 		o.err = err
 		return o
 	}
-	got, err := m.run(d.Suite, preset, d.Name)
+	var gate []string
+	if d.Gated() {
+		if gate, err = m.gateEnv(d.Suite, preset); err != nil {
+			o.err = err
+			return o
+		}
+	}
+	got, err := m.run(d.Suite, preset, d.Name, gate...)
 	if err != nil {
 		o.err = err
 		return o

@@ -6,6 +6,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +99,7 @@ func TestSuiteNotBuiltIsNotCaughtAndNotAnError(t *testing.T) {
 func TestSuiteEnv(t *testing.T) {
 	t.Setenv(fake.EnvState, "/somewhere")
 	t.Setenv(fake.EnvDefects, "free-leaks")
+	t.Setenv("P2PCONF_BASELINE", "/somewhere/conformance.json")
 	env := strings.Join(suiteEnv("mixed", "", "/tmp/r", "/tmp/s"), "\n")
 	for _, want := range []string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=mixed", "P2PCONF_FAKE_DEFECTS=\n",
 		"P2PCONF_REPORT_DIR=/tmp/r", "P2PCONF_FAKE_STATE=/tmp/s"} {
@@ -106,5 +109,24 @@ func TestSuiteEnv(t *testing.T) {
 	}
 	if strings.Contains(env, "/somewhere") || strings.Contains(env, "free-leaks") {
 		t.Error("the caller's fake state or defects leaked into the suite's environment")
+	}
+}
+
+func TestGatedDefectNeedsTheCleanRunsReport(t *testing.T) {
+	m := newMutator(t.TempDir(), t.TempDir(), time.Minute, false, &bytes.Buffer{})
+	if _, err := m.gateEnv("bandwidth", "h200x2"); err == nil || !strings.Contains(err.Error(), "no report to gate against") {
+		t.Errorf("without the clean run's report: %v", err)
+	}
+	dir := m.reportDir("bandwidth", "h200x2", "")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "conformance.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env, err := m.gateEnv("bandwidth", "h200x2")
+	if err != nil || len(env) != 2 || env[0] != "P2PCONF_BASELINE="+filepath.Join(dir, "conformance.json") ||
+		env[1] != "P2PCONF_BW_TOLERANCE="+GateTolerance {
+		t.Errorf("gate env %q, %v", env, err)
 	}
 }

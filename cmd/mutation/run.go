@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/p2pconf/p2pconf/harness/fake"
+	"github.com/p2pconf/p2pconf/harness/report"
+	"github.com/p2pconf/p2pconf/suites/bandwidth"
 )
 
 // errNotBuilt marks a suite whose package does not exist yet: its defects
@@ -108,19 +110,47 @@ func listFailures(f []specResult) string {
 	return " (" + strings.Join(groupByID(f), ", ") + ")"
 }
 
-// run runs the suite's binary once on the fake backend with preset and (if
-// not empty) defect, and reads its Ginkgo JSON report. Failing specs are the
-// point; only a run without a readable report is an error.
-func (m *mutator) run(suite, preset, defect string) (runSummary, error) {
-	bin, err := m.binary(suite)
-	if err != nil {
-		return runSummary{}, err
-	}
+// runName names a run's files in the work directory.
+func runName(suite, preset, defect string) string {
 	name := suite + "-" + preset
 	if defect != "" {
 		name += "-" + defect
 	}
-	report := filepath.Join(m.work, name+".json")
+	return name
+}
+
+// reportDir is the run's P2PCONF_REPORT_DIR.
+func (m *mutator) reportDir(suite, preset, defect string) string {
+	return filepath.Join(m.work, "reports", runName(suite, preset, defect))
+}
+
+// GateTolerance is the bandwidth gate's tolerance (P2PCONF_BW_TOLERANCE,
+// percent) in a gated run: the fake's figures vary from run to run by up to
+// half on a loaded machine, and a gated defect cuts them to a tenth or less.
+const GateTolerance = "75"
+
+// gateEnv gates a defect's run against the clean run of the same suite on
+// the same preset (fake.DefectInfo.Gated): P2PCONF_BASELINE is that run's
+// conformance.json.
+func (m *mutator) gateEnv(suite, preset string) ([]string, error) {
+	base := filepath.Join(m.reportDir(suite, preset, ""), report.ConformanceFile)
+	if _, err := os.Stat(base); err != nil {
+		return nil, fmt.Errorf("the clean run of suites/%s on %s left no report to gate against: %w", suite, preset, err)
+	}
+	return []string{bandwidth.EnvBaseline + "=" + base, bandwidth.EnvTolerance + "=" + GateTolerance}, nil
+}
+
+// run runs the suite's binary once on the fake backend with preset and (if
+// not empty) defect, plus the variables in extra, and reads its Ginkgo JSON
+// report. Failing specs are the point; only a run without a readable report
+// is an error.
+func (m *mutator) run(suite, preset, defect string, extra ...string) (runSummary, error) {
+	bin, err := m.binary(suite)
+	if err != nil {
+		return runSummary{}, err
+	}
+	name := runName(suite, preset, defect)
+	ginkgoJSON := filepath.Join(m.work, name+".json")
 	logPath := filepath.Join(m.work, name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -130,9 +160,9 @@ func (m *mutator) run(suite, preset, defect string) (runSummary, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), m.timeout+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-test.count=1", "-test.timeout="+(m.timeout+30*time.Second).String(),
-		"-ginkgo.timeout="+m.timeout.String(), "-ginkgo.no-color", "-ginkgo.json-report="+report)
+		"-ginkgo.timeout="+m.timeout.String(), "-ginkgo.no-color", "-ginkgo.json-report="+ginkgoJSON)
 	cmd.Dir = filepath.Join(m.root, "suites", suite)
-	cmd.Env = suiteEnv(preset, defect, filepath.Join(m.work, "reports", name), filepath.Join(m.work, "state", name))
+	cmd.Env = append(suiteEnv(preset, defect, m.reportDir(suite, preset, defect), filepath.Join(m.work, "state", name)), extra...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if m.verbose {
 		cmd.Stdout = io.MultiWriter(logFile, m.log)
@@ -140,7 +170,7 @@ func (m *mutator) run(suite, preset, defect string) (runSummary, error) {
 	}
 	start := time.Now()
 	runErr := cmd.Run()
-	sum, err := readReport(report)
+	sum, err := readReport(ginkgoJSON)
 	if err != nil && runErr == nil && os.IsNotExist(err) {
 		// The package exists but runs no Ginkgo suite yet (go test said
 		// "no tests to run"): a suite still being written.
@@ -166,10 +196,11 @@ func plusDefect(d string) string {
 // suiteEnv is this process's environment with the fake selected. Every run
 // gets its own state directory (its own machine) inside the work directory,
 // out of reach of anything that tidies the shared temporary directory, and
-// the suite's report files go there too, not into the repository.
+// the suite's report files go there too, not into the repository. A
+// bandwidth baseline of the caller's is dropped: only gated runs get one.
 func suiteEnv(preset, defect, reportDir, stateDir string) []string {
 	drop := map[string]bool{"P2PCONF_BACKEND": true, fake.EnvPreset: true, fake.EnvDefects: true,
-		fake.EnvState: true, "P2PCONF_REPORT_DIR": true}
+		fake.EnvState: true, "P2PCONF_REPORT_DIR": true, bandwidth.EnvBaseline: true, bandwidth.EnvTolerance: true}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")

@@ -6,6 +6,7 @@ package fake
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // DefectInfo describes an injectable driver defect: what goes wrong, the
@@ -54,10 +55,18 @@ const (
 	dSlowPeerCopy
 )
 
-// slowPeerFactor is how many times as long peer work takes under
-// slow-peer-copy: far beyond the bandwidth gate's tolerance and the fake's
-// own timing noise.
-const slowPeerFactor = 8
+// slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
+// per second: far below what the fake moves otherwise (its kernel copies
+// ran at 0.5 GB/s and more, its copies at 10 GB/s and more, on a loaded
+// two-core machine), so every gated peer figure falls to about a tenth of a
+// clean run's or less, well beyond the test machine's own timing noise.
+const slowPeerRate = 50e6
+
+// slowPeerTime is how long moving n bytes between GPUs takes under
+// slow-peer-copy.
+func slowPeerTime(n uint64) time.Duration {
+	return time.Duration(float64(n) / slowPeerRate * float64(time.Second))
+}
 
 // gatedDefects are the defects that only a gated run catches (Gated).
 const gatedDefects = dSlowPeerCopy
@@ -109,7 +118,7 @@ var defectTable = []struct {
 	{dFreeLeaks, DefectInfo{"free-leaks", "ipc", "h200x2",
 		"cuMemFree succeeds but the memory stays allocated, so free memory never returns to its baseline"}},
 	{dSlowPeerCopy, DefectInfo{Name: "slow-peer-copy", Suite: "bandwidth", Preset: "h200x2",
-		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) and kernels touching a peer GPU's memory take 8× as long as they should (the stream stalls after the work), so event-timed peer bandwidth drops to an eighth; caught only against a clean run's baseline"}},
+		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) and kernels' accesses to a peer GPU's memory run at 50 MB/s (the stream stalls after the work until bytes/rate has passed since it began), so event-timed peer bandwidth drops far below a clean run's; caught only against that run's baseline"}},
 }
 
 // Defects lists every injectable defect.

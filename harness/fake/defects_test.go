@@ -134,6 +134,12 @@ var symptoms = map[string]func(t *testing.T, b *Backend) bool{
 		_, err := b.MemCreate(0, gran+4096, backend.AllocProp{Device: 0})
 		return err == nil
 	},
+	"slow-peer-copy": func(t *testing.T, b *Backend) bool {
+		p := newSlowPeerBufs(t, b)
+		return eventTime(t, b, 0, func(s backend.Stream) error {
+			return b.CopyPeerAsync(s, p.dst1, 1, p.src0, 0, slowPeerBytes)
+		}) >= slowPeerMs
+	},
 	"free-leaks": func(t *testing.T, b *Backend) bool {
 		base, _, _ := b.MemInfo(0)
 		p, _ := b.Alloc(0, 1<<20)

@@ -31,6 +31,10 @@
 //     MemSetAccess granted; pinned host memory for all). A violation fails
 //     the launch with CUDA_ERROR_ILLEGAL_ADDRESS and poisons that GPU's
 //     context in this process for good, as the real driver does.
+//   - NVML. go-nvml's mocks, agreeing with the CUDA side: P2P status,
+//     common ancestors, NVLinks (state, version, far end's PCI address and
+//     type), the PCIe link's generation and width (NVML enumerates the GPUs
+//     in a rotated order).
 //   - Work. Each stream is a goroutine that runs its queue in order; kernels
 //     run their descriptor's Sim with this package's Grid and Thread. Memory
 //     is sequentially consistent (sync/atomic on the shared bytes) unless a

@@ -65,17 +65,17 @@ func (b *Backend) Launch(s backend.Stream, k *kernels.Kernel, cfg backend.Launch
 	args = append([]uint64(nil), args...)
 	st.enqueue(func() {
 		start := time.Now()
-		if b.runKernel(st.dev, k, cfg, args) {
-			st.stall(time.Since(start) * (slowPeerFactor - 1))
+		if n := b.runKernel(st.dev, k, cfg, args); n > 0 {
+			st.stallUntil(start.Add(slowPeerTime(n)))
 		}
 	})
 	return nil
 }
 
-// runKernel runs a launch; it reports whether the kernel touched a peer
-// GPU's memory while slow-peer-copy is injected (always false otherwise,
-// and for a launch that faulted).
-func (b *Backend) runKernel(dev int, k *kernels.Kernel, cfg backend.LaunchConfig, args []uint64) (slowPeer bool) {
+// runKernel runs a launch; it returns the bytes the kernel accessed in a
+// peer GPU's memory while slow-peer-copy is injected (0 otherwise, and for
+// a launch that faulted).
+func (b *Backend) runKernel(dev int, k *kernels.Kernel, cfg backend.LaunchConfig, args []uint64) (peerBytes uint64) {
 	b.enter()
 	defer b.exit()
 	g := &grid{b: b, dev: dev, k: k, gdim: cfg.Grid, bdim: cfg.Block, start: time.Now()}
@@ -89,18 +89,18 @@ func (b *Backend) runKernel(dev int, k *kernels.Kernel, cfg backend.LaunchConfig
 	}()
 	if f := g.fault.Load(); f != nil {
 		b.poison(dev, f.Code, f.Detail)
-		return false
+		return 0
 	}
 	if err != nil {
 		var ce *cuerr.Error
 		if errors.As(err, &ce) && (ce.Code == cuerr.IllegalAddress || ce.Code == cuerr.MisalignedAddress) {
 			b.poison(dev, ce.Code, ce.Detail)
-			return false
+			return 0
 		}
 		b.poison(dev, cuerr.LaunchFailed, fmt.Sprintf("kernel %s: %v", k, err))
-		return false
+		return 0
 	}
-	return g.peer.Load()
+	return g.peerBytes.Load()
 }
 
 // grid implements kernels.Grid for one launch.
@@ -111,7 +111,7 @@ type grid struct {
 	gdim, bdim kernels.Dim3
 	start      time.Time
 	fault      atomic.Pointer[cuerr.Error]
-	peer       atomic.Bool // touched a peer GPU's memory (set under slow-peer-copy only)
+	peerBytes  atomic.Uint64 // bytes accessed in a peer GPU's memory (counted under slow-peer-copy only)
 }
 
 func (g *grid) Shape() (grid, block kernels.Dim3) { return g.gdim, g.bdim }
@@ -242,8 +242,8 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: VMM mapping grants GPU%d %s", d, what, addr, d, f)
 		}
 	}
-	if r.phys >= 0 && r.phys != d && g.b.defects.has(dSlowPeerCopy) && !g.peer.Load() {
-		g.peer.Store(true)
+	if r.phys >= 0 && r.phys != d && g.b.defects.has(dSlowPeerCopy) {
+		g.peerBytes.Add(n)
 	}
 	switch {
 	case r.phys >= 0 && r.phys != d && !g.b.pairs[d][r.phys].p2p:

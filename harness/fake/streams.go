@@ -190,7 +190,7 @@ func (b *Backend) copyAsync(fn string, st *stream, dst uint64, dstDev int, src u
 	st.enqueue(func() {
 		start := time.Now()
 		if b.runCopy(st, check, n) && b.defects.has(dSlowPeerCopy) {
-			st.stall(time.Since(start) * (slowPeerFactor - 1))
+			st.stallUntil(start.Add(slowPeerTime(n)))
 		}
 	})
 	return nil
@@ -216,10 +216,10 @@ func (b *Backend) runCopy(st *stream, check func() (*region, []byte, *region, []
 	return peer
 }
 
-// stall holds the stream for d (slow-peer-copy), in slices so that a
-// stream killed by Close stops at once.
-func (s *stream) stall(d time.Duration) {
-	for end := time.Now().Add(d); !s.killed.Load(); {
+// stallUntil holds the stream until end (slow-peer-copy), in slices so
+// that a stream killed by Close stops at once.
+func (s *stream) stallUntil(end time.Time) {
+	for !s.killed.Load() {
 		left := time.Until(end)
 		if left <= 0 {
 			return

@@ -4,17 +4,11 @@
 package litmus
 
 import (
-	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/p2pconf/p2pconf/harness"
 )
-
-// EnvStress turns on memory stress from non-testing CTAs (1, on, true).
-// It is read here rather than in harness/config.go until the lead moves it.
-const EnvStress = "P2PCONF_LITMUS_STRESS"
 
 // Env is the testing environment of a litmus run.
 type Env struct {
@@ -55,10 +49,7 @@ func DefaultEnv(cfg harness.Config) Env {
 		HostWorkers:   max(1, min(4, runtime.NumCPU()/4)),
 		StressLines:   1 << 14,
 	}
-	switch strings.ToLower(strings.TrimSpace(os.Getenv(EnvStress))) {
-	case "1", "on", "true", "yes":
-		e.Stress = true
-	}
+	e.Stress = cfg.LitmusStress
 	if cfg.Backend == "fake" {
 		e.Instances, e.HostInstances, e.Block, e.Stride = 16, 16, 16, 16
 		e.Budget = min(cfg.LitmusBudget, time.Millisecond)

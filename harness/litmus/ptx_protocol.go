@@ -60,7 +60,7 @@ func (g *ptxGen) barrier() {
 	g.ins("mov.u64 %%sd1, %%globaltimer;")
 	g.ins("add.u64 %%sd2, %%sd1, %%d_timeout;")
 	g.ins("setp.ne.u32 %%sp0, %%s0, %%s1;")
-	g.ins("@%%sp0 bra BAR_WAIT;")
+	g.ins("@%%sp0 bra BAR_WAIT0;")
 	g.ins("@!%%q_multi bra BAR_RELEASE;")
 	g.ins("st.release.sys.global.u32 [%%d_mine+%d], %%u_k1;", ctlEpoch)
 	g.ins("mov.u32 %%s4, 0;")
@@ -89,6 +89,11 @@ func (g *ptxGen) barrier() {
 	g.label("BAR_RELEASE")
 	g.ins("st.release.gpu.global.u32 [%%d_bar+%d], %%u_k1;", barGen)
 	g.ins("bra BAR_DONE;")
+	// The CTAs wait for the last one, which may wait a whole timeout for
+	// the other parties: they give up only after twice the timeout, so a
+	// party that never came is reported as such.
+	g.label("BAR_WAIT0")
+	g.ins("add.u64 %%sd2, %%sd2, %%d_timeout;")
 	g.label("BAR_WAIT")
 	g.ins("ld.acquire.gpu.global.u32 %%s6, [%%d_bar+%d];", barGen)
 	g.ins("setp.eq.u32 %%sp0, %%s6, 0x%08X;", uint32(genAbort))

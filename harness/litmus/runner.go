@@ -75,10 +75,20 @@ func Run(ctx context.Context, h *harness.Harness, c Case, env Env) *Result {
 		// start-up and says little about the time per iteration.
 		perIter := max(took/time.Duration(iters), time.Microsecond)
 		want := max(min(env.LaunchTime, env.Budget-time.Since(start))/perIter, 1)
-		iters = int(min(want, time.Duration(4*iters), maxIters))
+		iters = int(min(want, time.Duration(4*iters), time.Duration(r.maxIters())))
 	}
 	r.readHistogram()
 	return r.res
+}
+
+// maxIters bounds a launch so that the barrier counter (iterations × CTAs
+// of a GPU) stays below 2^31.
+func (r *runner) maxIters() int {
+	most := 1
+	for _, gp := range r.gpus {
+		most = max(most, gp.ctas)
+	}
+	return min(maxIters, (1<<31)/most)
 }
 
 // require skips what the machine cannot run: the pair's peer access both

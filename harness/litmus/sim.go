@@ -218,6 +218,7 @@ func (s *simRun) barrier(th kernels.Thread, k uint32) error {
 		}
 		return s.fence(th, multi)
 	}
+	deadline += s.timeout // the last thread may wait a whole timeout for the parties
 	for spin := 0; ; spin++ {
 		v, err := th.Load(s.a.bar+barGen, kernels.TU32, kernels.Acquire, kernels.GPU)
 		switch {

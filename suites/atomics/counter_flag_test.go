@@ -78,7 +78,6 @@ func newCounterFlag(h *harness.Harness, p harness.Pair) *counterFlag {
 	cf.status = h.Alloc(p.B, 16)
 	cf.gate = h.HostAlloc(p.A, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap)
 	cf.streamA, cf.streamB = h.Stream(p.A), h.Stream(p.B)
-	drainAfter(h, cf.streamA, cf.streamB)
 	return cf
 }
 

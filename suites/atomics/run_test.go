@@ -107,7 +107,6 @@ func (c contention) run(ctx context.Context, h *harness.Harness) (plan, outcome,
 	tbase := uint32(0)
 	for _, s := range c.sides {
 		l := launched{s: s, tbase: tbase, old: h.Alloc(s.g, uint64(s.threads())*iters*8), status: h.Alloc(s.g, 16), stream: h.Stream(s.g)}
-		drainAfter(h, l.stream)
 		h.Fill(s.g, l.status, 0, 4)
 		h.Launch(l.stream, c.kernel, backend.LaunchConfig{Grid: kernels.D1(s.grid), Block: kernels.D1(s.block)},
 			uint64(words), p.nwords, uint64(c.op.Sel), p.a, p.b, uint64(p.mode), uint64(l.old),

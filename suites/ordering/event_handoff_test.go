@@ -90,7 +90,6 @@ func newEventHandoff(h *harness.Harness, p harness.Pair) *eventHandoff {
 		ready: h.Event(p.A, backend.EventDisableTiming), copied: h.Event(p.A, backend.EventDisableTiming),
 		gridA: kernels.D1(uint32(max(1, p.A.Info.SMCount))), gridB: kernels.D1(uint32(max(1, p.B.Info.SMCount))),
 	}
-	drainAfter(h, e.prod, e.copier, e.cons)
 	return e
 }
 

@@ -41,7 +41,6 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 		h.Fill(dst, to, harness.Poison, handoffWords)
 		status := h.Alloc(src, 4)
 		s, done := h.Stream(src), h.Event(src, backend.EventDisableTiming)
-		drainAfter(h, s)
 
 		By(fmt.Sprintf("queueing a %s kernel, a copy %s→%s and an event on one stream of %s", slowKernel, src, dst, src))
 		h.Launch(s, kernels.Delay, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(slowKernel), uint64(status))
@@ -119,7 +118,6 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 				h.Upload(p.A, src, old)
 				h.Fill(p.B, dst, harness.Poison, handoffWords)
 				status, s, done := h.Alloc(p.A, 4), h.Stream(p.A), h.Event(p.A, backend.EventDisableTiming)
-				drainAfter(h, s)
 
 				By(fmt.Sprintf("copying %s→%s behind a %s kernel and waiting for the event after the copy", p.A, p.B, producerLag))
 				h.Launch(s, kernels.Delay, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(producerLag), uint64(status))

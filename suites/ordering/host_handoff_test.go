@@ -95,7 +95,6 @@ func newHostHandoff(h *harness.Harness, g harness.GPU) *hostHandoff {
 	GinkgoHelper()
 	hd := &hostHandoff{g: g, buf: h.HostAlloc(g, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap),
 		status: h.Alloc(g, 16), s: h.Stream(g)}
-	drainAfter(h, hd.s)
 	for off := 0; off < len(hd.buf.Mem); off += 4 {
 		atomic.StoreUint32(hd.word(off), 0)
 	}

@@ -78,7 +78,6 @@ func newMPRun(h *harness.Harness, p harness.Pair, v mpVariant, home harness.GPU)
 		counts: h.Alloc(p.B, 16), wStatus: h.Alloc(p.A, 8), rStatus: h.Alloc(p.B, 8),
 		gate: h.HostAlloc(p.A, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap),
 		sA:   h.Stream(p.A), sB: h.Stream(p.B)}
-	drainAfter(h, r.sA, r.sB)
 	h.Fill(home, r.data, 0, int(n)*kernels.MPStride/4)
 	h.Fill(home, r.flags, 0, int(n)*kernels.MPStride/4)
 	h.Fill(p.B, r.counts, 0, 4)

@@ -137,16 +137,10 @@ func launchWait(ctx context.Context, b backend.Backend, d backend.Device, k *ker
 	if err != nil {
 		return err
 	}
-	if err := b.Launch(s, k, grid(int(n)), args...); err != nil {
+	if err := b.Launch(s, k, harness.LaunchShape(n), args...); err != nil {
 		return err
 	}
-	return harness.WaitFor(ctx, fmt.Sprintf("kernel %s on GPU%d", k.Entry, d), func() (bool, error) {
-		err := b.StreamQuery(s)
-		if errors.Is(err, cuerr.NotReady) {
-			return false, nil
-		}
-		return err == nil, err
-	})
+	return harness.WaitStream(ctx, b, s, fmt.Sprintf("kernel %s on GPU%d", k.Entry, d))
 }
 
 // probe runs the probe role for this spec and returns its report. A helper

@@ -19,13 +19,6 @@ import (
 // poison afterwards: a copy or kernel that writes past its end is caught.
 const guardWords = 16
 
-// grid covers n words with a grid-stride kernel: 256 threads a block, at
-// most 1024 blocks.
-func grid(n int) backend.LaunchConfig {
-	blocks := min((n+255)/256, 1024)
-	return backend.LaunchConfig{Grid: kernels.D1(uint32(max(blocks, 1))), Block: kernels.D1(256)}
-}
-
 // seed32 is a kernel pattern seed derived from the spec's identity.
 func seed32(parts ...any) uint32 { return uint32(harness.Seed(parts...)) }
 
@@ -81,7 +74,7 @@ func poisonWords(n int) []uint32 {
 func run(ctx context.Context, h *harness.Harness, g harness.GPU, k *kernels.Kernel, n int, what string, args ...uint64) {
 	GinkgoHelper()
 	s := h.Stream(g)
-	h.Launch(s, k, grid(n), args...)
+	h.Launch(s, k, harness.LaunchShape(uint64(n)), args...)
 	harness.ExpectNoError(h.Wait(ctx, s, what), "%s (kernel %s on %s)", what, k.Entry, g)
 }
 

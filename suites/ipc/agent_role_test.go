@@ -45,11 +45,11 @@ type agentCmd struct {
 }
 
 type agentReply struct {
-	Code    int32   `json:"code"` // the command's CUDA result; 0 for success
-	Error   string  `json:"error,omitempty"`
-	Ptr     uint64  `json:"ptr,omitempty"`    // open, export
-	Handle  []byte  `json:"handle,omitempty"` // export
-	Verdict verdict `json:"verdict"`          // verify, consume, probe
+	Code    int32           `json:"code"` // the command's CUDA result; 0 for success
+	Error   string          `json:"error,omitempty"`
+	Ptr     uint64          `json:"ptr,omitempty"`    // open, export
+	Handle  []byte          `json:"handle,omitempty"` // export
+	Verdict harness.Verdict `json:"verdict"`          // verify, consume, probe
 	// AttrCode and Attr are cuPointerGetAttribute(DEVICE_ORDINAL)'s result (probe).
 	AttrCode int32 `json:"attrCode"`
 	Attr     int64 `json:"attr"`
@@ -59,7 +59,7 @@ type agentReply struct {
 type agent struct {
 	b        backend.Backend
 	dev      backend.Device
-	w        *gpuWork
+	w        *harness.GPUWork
 	exported backend.DevicePtr // own allocation (export)
 	opened   backend.DevicePtr // imported mapping (open), 0 when none
 	event    backend.Event
@@ -112,7 +112,7 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 			return rep, err
 		}
 		a.exported, rep.Ptr = p, uint64(p)
-		if err := a.kernel(ctx, func(w *gpuWork) error { return w.fill(ctx, p, cmd.Size/4, cmd.Seed) }); err != nil {
+		if err := a.kernel(ctx, func(w *harness.GPUWork) error { return w.Fill(ctx, p, cmd.Size/4, cmd.Seed) }); err != nil {
 			return rep, err
 		}
 		h, err := a.b.IPCGetMemHandle(a.dev, p)
@@ -146,8 +146,8 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 		var aerr error
 		rep.Attr, aerr = a.b.PointerAttribute(a.dev, backend.PointerDeviceOrdinal, backend.DevicePtr(cmd.Ptr))
 		rep.AttrCode = codeOf(aerr)
-		return rep, a.kernel(ctx, func(w *gpuWork) (err error) {
-			rep.Verdict, err = w.verify(ctx, backend.DevicePtr(cmd.Ptr), cmd.Size/4, cmd.Seed)
+		return rep, a.kernel(ctx, func(w *harness.GPUWork) (err error) {
+			rep.Verdict, err = w.Verify(ctx, backend.DevicePtr(cmd.Ptr), cmd.Size/4, cmd.Seed)
 			return err
 		})
 	}
@@ -160,30 +160,30 @@ func (a *agent) useOpened(ctx context.Context, cmd agentCmd, rep *agentReply) er
 	if a.opened == 0 {
 		return errors.New("no mapping is open")
 	}
-	return a.kernel(ctx, func(w *gpuWork) (err error) {
+	return a.kernel(ctx, func(w *harness.GPUWork) (err error) {
 		switch {
 		case cmd.Op == opFill:
-			return w.fill(ctx, a.opened, cmd.Size/4, cmd.Seed)
+			return w.Fill(ctx, a.opened, cmd.Size/4, cmd.Seed)
 		case cmd.Op == opConsume && cmd.Wait:
 			if a.event == nil {
 				return errors.New("no event is open")
 			}
-			if err := a.b.StreamWaitEvent(w.stream, a.event); err != nil {
+			if err := a.b.StreamWaitEvent(w.Stream(), a.event); err != nil {
 				return err
 			}
 		}
-		rep.Verdict, err = w.verify(ctx, a.opened, cmd.Size/4, cmd.Seed)
+		rep.Verdict, err = w.Verify(ctx, a.opened, cmd.Size/4, cmd.Seed)
 		return err
 	})
 }
 
 // kernel runs f with this GPU's stream and result buffer, made on first use.
-func (a *agent) kernel(ctx context.Context, f func(w *gpuWork) error) error {
-	if a.w == nil || a.w.dev != a.dev {
+func (a *agent) kernel(ctx context.Context, f func(w *harness.GPUWork) error) error {
+	if a.w == nil || a.w.Device() != a.dev {
 		if err := a.closeWork(); err != nil {
 			return err
 		}
-		w, err := newGPUWork(a.b, a.dev)
+		w, err := harness.NewGPUWork(a.b, a.dev)
 		if err != nil {
 			return err
 		}
@@ -198,7 +198,7 @@ func (a *agent) closeWork() error {
 	if a.w == nil {
 		return nil
 	}
-	err := a.w.close()
+	err := a.w.Close()
 	a.w = nil
 	return err
 }

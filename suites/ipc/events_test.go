@@ -130,7 +130,7 @@ var _ = Describe("ipc: interprocess events", func() {
 type handoff struct {
 	h      *harness.Harness
 	a, b   harness.GPU
-	w      *gpuWork
+	w      *harness.GPUWork
 	buf    backend.DevicePtr
 	status backend.DevicePtr
 	ev     backend.Event
@@ -143,7 +143,7 @@ func newHandoff(ctx context.Context, h *harness.Harness, a, b harness.GPU) *hand
 	requireIPC(h, b)
 	h.RequireAttribute(a, backend.AttrIPCEventSupported, 1)
 	h.RequireAttribute(b, backend.AttrIPCEventSupported, 1)
-	ho := &handoff{h: h, a: a, b: b, w: mustWork(h, a), buf: h.Alloc(a, ipcBytes), status: h.Alloc(a, 4),
+	ho := &handoff{h: h, a: a, b: b, w: h.GPUWork(a), buf: h.Alloc(a, ipcBytes), status: h.Alloc(a, 4),
 		ev: h.Event(a, backend.EventInterprocess|backend.EventDisableTiming)}
 	mh, err := h.B().IPCGetMemHandle(a.Ordinal, ho.buf)
 	harness.ExpectNoError(err, "cuIpcGetMemHandle on %s", a)
@@ -161,19 +161,19 @@ func newHandoff(ctx context.Context, h *harness.Harness, a, b harness.GPU) *hand
 // kernels.Fill from seed) and the event record on a, then has the consumer
 // on b verify the buffer, waiting for the event first if wait. It returns
 // what the consumer saw.
-func (ho *handoff) trial(ctx context.Context, seed uint32, wait bool) verdict {
+func (ho *handoff) trial(ctx context.Context, seed uint32, wait bool) harness.Verdict {
 	GinkgoHelper()
-	b, s, n := ho.h.B(), ho.w.stream, uint64(ipcBytes/4)
+	b, s, n := ho.h.B(), ho.w.Stream(), uint64(ipcBytes/4)
 	harness.ExpectNoError(b.Memset32Async(s, ho.buf, harness.Poison, n), "poison the buffer on %s", ho.a)
 	harness.ExpectNoError(b.Memset32Async(s, ho.status, 0, 1), "clear the delay status on %s", ho.a)
-	harness.ExpectNoError(ho.w.wait(ctx, "poison"), "poison the buffer on %s", ho.a)
+	harness.ExpectNoError(ho.w.Wait(ctx, "poison"), "poison the buffer on %s", ho.a)
 	ho.h.Launch(s, kernels.Delay, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(producerDelay), uint64(ho.status))
-	ho.h.Launch(s, kernels.Fill, shape(n), uint64(ho.buf), n, uint64(seed))
+	ho.h.Launch(s, kernels.Fill, harness.LaunchShape(n), uint64(ho.buf), n, uint64(seed))
 	harness.ExpectNoError(b.RecordEvent(ho.ev, s), "cuEventRecord on %s", ho.a)
 	// The host barrier: the consume command leaves only after cuEventRecord
 	// returned, so the record is submitted before the consumer's wait.
 	rep := ho.imp.must(agentCmd{Op: opConsume, Wait: wait, Size: ipcBytes, Seed: seed}, "consumer on "+ho.b.String())
-	harness.ExpectNoError(ho.w.wait(ctx, "producer"), "producer on %s", ho.a)
+	harness.ExpectNoError(ho.w.Wait(ctx, "producer"), "producer on %s", ho.a)
 	st := make([]byte, 4)
 	harness.ExpectNoError(b.CopyFromDevice(ho.a.Ordinal, st, ho.status), "read the delay status on %s", ho.a)
 	if got := harness.BytesToWords(st)[0]; got != kernels.DelayElapsed {

@@ -34,9 +34,9 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 		It(fmt.Sprintf("unmaps on close in the importer and frees on the exporter's cuMemFree on %s", g),
 			harness.GPULabels("ipc.close-then-free", g, harness.ProcessMulti), func(ctx SpecContext) {
 				requireIPC(h, g)
-				seed, w := uint32(harness.Seed("ipc.close-then-free", g)), mustWork(h, g)
+				seed, w := uint32(harness.Seed("ipc.close-then-free", g)), h.GPUWork(g)
 				warmUp(ctx, h, w, g)
-				baseline := freeMemory(h, g)
+				baseline := h.FreeMemory(g)
 				e := newExported(ctx, h, g, w, seed)
 				imp := startAgent(ctx, h, g)
 				rep := imp.must(agentCmd{Op: opOpen, Handle: e.handle[:]}, "cuIpcOpenMemHandle on "+g.String())
@@ -50,10 +50,10 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 
 				By("checking the exporter's allocation survived the close, then freeing it")
 				e.expectWords(ctx, seed+1, "the importer's pattern after the importer closed")
-				Expect(freeMemory(h, g)).To(BeNumerically("<=", baseline-ipcBytes),
+				Expect(h.FreeMemory(g)).To(BeNumerically("<=", baseline-ipcBytes),
 					"free memory on %s after the importer closed, before the exporter freed (baseline %d)", g, baseline)
 				harness.ExpectNoError(e.free(), "exporter's cuMemFree on %s after the importer closed", g)
-				expectFreeBackTo(ctx, h, g, baseline, "the importer closed and the exporter freed")
+				h.ExpectFreeMemoryBackTo(ctx, g, baseline, "the importer closed and the exporter freed")
 			}, SpecTimeout(time.Minute))
 
 		/*
@@ -69,9 +69,9 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 		It(fmt.Sprintf("stays healthy on %s when an importer holding a mapping is killed", g),
 			harness.GPULabels("ipc.importer-killed", g, harness.ProcessMulti), func(ctx SpecContext) {
 				requireIPC(h, g)
-				seed, w := uint32(harness.Seed("ipc.importer-killed", g)), mustWork(h, g)
+				seed, w := uint32(harness.Seed("ipc.importer-killed", g)), h.GPUWork(g)
 				warmUp(ctx, h, w, g)
-				baseline := freeMemory(h, g)
+				baseline := h.FreeMemory(g)
 				e := newExported(ctx, h, g, w, seed)
 				fds := countFDs() // before the importer exists
 				imp := startAgent(ctx, h, g)
@@ -91,7 +91,7 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 				By("checking the exporter: data intact, cuMemFree succeeds, memory back to baseline")
 				e.expectWords(ctx, seed, "the exporter's data after the importer was killed")
 				harness.ExpectNoError(e.free(), "exporter's cuMemFree on %s after the importer was killed", g)
-				expectFreeBackTo(ctx, h, g, baseline, "the importer was killed and the exporter freed")
+				h.ExpectFreeMemoryBackTo(ctx, g, baseline, "the importer was killed and the exporter freed")
 			}, SpecTimeout(time.Minute))
 
 		/*
@@ -123,3 +123,12 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 			}, SpecTimeout(time.Minute))
 	}
 })
+
+// countFDs counts this process's open descriptors.
+func countFDs() int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(ents)
+}

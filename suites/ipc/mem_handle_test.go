@@ -31,7 +31,7 @@ var _ = Describe("ipc: memory handles", func() {
 		importer's GPU B can access A (cuDeviceCanAccessPeer(B, A)=1).
 	*/
 	roundtrip := func(ctx context.Context, a, b harness.GPU, seed uint32) {
-		e := newExported(ctx, h, a, mustWork(h, a), seed)
+		e := newExported(ctx, h, a, h.GPUWork(a), seed)
 		imp := startAgent(ctx, h, b)
 		By(fmt.Sprintf("opening the 64-byte handle in a process on %s", b))
 		rep := imp.must(agentCmd{Op: opOpen, Handle: e.handle[:]}, fmt.Sprintf("cuIpcOpenMemHandle on %s of %s's allocation", b, a))
@@ -80,7 +80,7 @@ var _ = Describe("ipc: memory handles", func() {
 			harness.GPULabels("ipc.raw-pointer-is-not-a-handle", g, harness.ProcessMulti), func(ctx SpecContext) {
 				requireIPC(h, g)
 				seed := uint32(harness.Seed("ipc.raw-pointer-is-not-a-handle", g))
-				e := newExported(ctx, h, g, mustWork(h, g), seed)
+				e := newExported(ctx, h, g, h.GPUWork(g), seed)
 				imp := startAgent(ctx, h, g)
 
 				By("opening a corrupted handle (every byte inverted) and a truncated one (16 of 64 bytes)")

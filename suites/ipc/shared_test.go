@@ -65,13 +65,13 @@ func (a *agentHelper) exit(ctx context.Context, h *harness.Harness, abandon bool
 type exported struct {
 	h      *harness.Harness
 	g      harness.GPU
-	w      *gpuWork
+	w      *harness.GPUWork
 	ptr    backend.DevicePtr
 	handle backend.IPCHandle
 	freed  bool
 }
 
-func newExported(ctx context.Context, h *harness.Harness, g harness.GPU, w *gpuWork, seed uint32) *exported {
+func newExported(ctx context.Context, h *harness.Harness, g harness.GPU, w *harness.GPUWork, seed uint32) *exported {
 	GinkgoHelper()
 	By(fmt.Sprintf("allocating %d bytes on %s, filling them and exporting them with cuIpcGetMemHandle", ipcBytes, g))
 	p, err := h.B().Alloc(g.Ordinal, ipcBytes)
@@ -83,7 +83,7 @@ func newExported(ctx context.Context, h *harness.Harness, g harness.GPU, w *gpuW
 		}
 		return e.free()
 	})
-	harness.ExpectNoError(w.fill(ctx, p, ipcBytes/4, seed), "fill on %s", g)
+	harness.ExpectNoError(w.Fill(ctx, p, ipcBytes/4, seed), "fill on %s", g)
 	e.handle, err = h.B().IPCGetMemHandle(g.Ordinal, p)
 	harness.ExpectNoError(err, "cuIpcGetMemHandle on %s", g)
 	return e
@@ -101,15 +101,9 @@ func (e *exported) free() error {
 // allocation holds PatternWord(seed, i).
 func (e *exported) expectWords(ctx context.Context, seed uint32, what string) {
 	GinkgoHelper()
-	v, err := e.w.verify(ctx, e.ptr, ipcBytes/4, seed)
+	v, err := e.w.Verify(ctx, e.ptr, ipcBytes/4, seed)
 	harness.ExpectNoError(err, "kernel on %s reading its exported allocation", e.g)
 	Expect(v.Mismatches).To(BeZero(), "%s, read by the exporter on %s: %s", what, e.g, v)
-}
-
-// mustWork is a gpuWork on g whose stream and buffer the fixture releases.
-func mustWork(h *harness.Harness, g harness.GPU) *gpuWork {
-	GinkgoHelper()
-	return &gpuWork{b: h.B(), dev: g.Ordinal, stream: h.Stream(g), result: h.Alloc(g, 8)}
 }
 
 // requireIPC skips where g cannot do legacy IPC (it needs unified addressing).
@@ -121,44 +115,15 @@ func requireIPC(h *harness.Harness, g harness.GPU) {
 // warmUp loads and runs the kernels and exports one allocation on g, so
 // that what the driver allocates lazily exists before a spec reads its
 // free-memory baseline. The warm-up allocation lives until the spec ends.
-func warmUp(ctx context.Context, h *harness.Harness, w *gpuWork, g harness.GPU) {
+func warmUp(ctx context.Context, h *harness.Harness, w *harness.GPUWork, g harness.GPU) {
 	GinkgoHelper()
 	By("warming up the kernels and IPC export on " + g.String())
 	p := h.Alloc(g, ipcBytes)
-	harness.ExpectNoError(w.fill(ctx, p, ipcBytes/4, 1), "warm-up fill on %s", g)
-	_, err := w.verify(ctx, p, ipcBytes/4, 1)
+	harness.ExpectNoError(w.Fill(ctx, p, ipcBytes/4, 1), "warm-up fill on %s", g)
+	_, err := w.Verify(ctx, p, ipcBytes/4, 1)
 	harness.ExpectNoError(err, "warm-up verify on %s", g)
 	_, err = h.B().IPCGetMemHandle(g.Ordinal, p)
 	harness.ExpectNoError(err, "warm-up cuIpcGetMemHandle on %s", g)
-}
-
-// freeMemory is cuMemGetInfo's free bytes on g.
-func freeMemory(h *harness.Harness, g harness.GPU) uint64 {
-	GinkgoHelper()
-	free, _, err := h.B().MemInfo(g.Ordinal)
-	harness.ExpectNoError(err, "cuMemGetInfo on %s", g)
-	return free
-}
-
-// expectFreeBackTo polls g's free memory until it equals baseline exactly.
-// Specs run serially and everything a spec uses was warmed up before the
-// baseline, so any difference is memory the driver still holds. Polling
-// allows for a helper process whose teardown the driver finishes after the
-// process is reaped.
-func expectFreeBackTo(ctx context.Context, h *harness.Harness, g harness.GPU, baseline uint64, after string) {
-	GinkgoHelper()
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	var last uint64
-	err := harness.WaitFor(wctx, "free memory back to baseline", func() (bool, error) {
-		f, _, err := h.B().MemInfo(g.Ordinal)
-		last = f
-		return f == baseline, err
-	})
-	if err != nil {
-		Fail(fmt.Sprintf("free device memory on %s after %s: want the baseline %d bytes, last read %d (%+d): %v",
-			g, after, baseline, last, int64(last)-int64(baseline), err))
-	}
 }
 
 // expectUnusable checks a probe's answer: the pointer must not give this

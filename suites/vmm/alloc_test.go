@@ -4,10 +4,8 @@
 package vmm_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -150,39 +148,4 @@ func mustMap(h *harness.Harness, g harness.GPU, p *physical) *vaRange {
 	DeferCleanup(r.free)
 	harness.ExpectNoError(r.mapTo(p.handle), "map GPU%d's memory", int(p.owner))
 	return r
-}
-
-// mustWork is a gpuWork on g whose stream and buffer the fixture releases.
-func mustWork(h *harness.Harness, g harness.GPU) *gpuWork {
-	GinkgoHelper()
-	return &gpuWork{b: h.B(), dev: g.Ordinal, stream: h.Stream(g), result: h.Alloc(g, 8)}
-}
-
-// freeMemory is cuMemGetInfo's free bytes on g.
-func freeMemory(h *harness.Harness, g harness.GPU) uint64 {
-	GinkgoHelper()
-	free, _, err := h.B().MemInfo(g.Ordinal)
-	harness.ExpectNoError(err, "cuMemGetInfo on %s", g)
-	return free
-}
-
-// expectFreeBackTo polls g's free memory until it equals baseline exactly.
-// Nothing else runs on the GPU during a spec (specs run serially) and every
-// kernel and stream the spec uses was warmed up before the baseline, so any
-// difference is memory the driver still holds. Polling allows for a driver
-// that returns memory asynchronously (a helper process's teardown).
-func expectFreeBackTo(ctx context.Context, h *harness.Harness, g harness.GPU, baseline uint64, after string) {
-	GinkgoHelper()
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	var last uint64
-	err := harness.WaitFor(wctx, "free memory back to baseline", func() (bool, error) {
-		f, _, err := h.B().MemInfo(g.Ordinal)
-		last = f
-		return f == baseline, err
-	})
-	if err != nil {
-		Fail(fmt.Sprintf("free device memory on %s after %s: want the baseline %d bytes, last read %d (%+d): %v",
-			g, after, baseline, last, int64(last)-int64(baseline), err))
-	}
 }

@@ -45,7 +45,7 @@ var _ = Describe("vmm: FABRIC handles", func() {
 				skipRefused(err, "cuMemExportToShareableHandle(FABRIC)", g)
 				r := mustMap(h, g, p)
 				harness.ExpectNoError(r.setAccess(rw(g)), "grant %s", g)
-				harness.ExpectNoError(mustWork(h, g).fill(ctx, r.ptr, size/4, seed), "fill on %s", g)
+				harness.ExpectNoError(h.GPUWork(g).Fill(ctx, r.ptr, size/4, seed), "fill on %s", g)
 
 				By("importing the 64-byte handle in a helper and reading every word")
 				imp := startImporter(ctx, h)

@@ -52,7 +52,7 @@ type probeResult struct {
 	Access  backend.AccessFlags `json:"access"` // cuMemGetAccess(Device) on the range before the kernel
 	Code    int32               `json:"code"`   // 0: the kernel completed
 	Error   string              `json:"error,omitempty"`
-	Verdict verdict             `json:"verdict"` // loads that completed
+	Verdict harness.Verdict     `json:"verdict"` // loads that completed
 }
 
 func (r probeResult) String() string {
@@ -104,15 +104,15 @@ func runFault(ctx context.Context, c *harness.HelperConn) (err error) {
 			}
 		}
 	}
-	works := map[backend.Device]*gpuWork{}
-	work := func(d backend.Device) (*gpuWork, error) {
+	works := map[backend.Device]*harness.GPUWork{}
+	work := func(d backend.Device) (*harness.GPUWork, error) {
 		if w, ok := works[d]; ok {
 			return w, nil
 		}
-		w, err := newGPUWork(b, d)
+		w, err := harness.NewGPUWork(b, d)
 		if err == nil {
 			works[d] = w
-			u.push(w.close)
+			u.push(w.Close)
 		}
 		return w, err
 	}
@@ -123,7 +123,7 @@ func runFault(ctx context.Context, c *harness.HelperConn) (err error) {
 		if err != nil {
 			return err
 		}
-		if err := w.fill(ctx, ranges[req.Fill].ptr, n, req.Seed); err != nil {
+		if err := w.Fill(ctx, ranges[req.Fill].ptr, n, req.Seed); err != nil {
 			return err
 		}
 	}
@@ -142,9 +142,9 @@ func runFault(ctx context.Context, c *harness.HelperConn) (err error) {
 		}
 		var perr error
 		if pr.Store {
-			perr = w.fill(ctx, r.ptr, n, req.Seed+1)
+			perr = w.Fill(ctx, r.ptr, n, req.Seed+1)
 		} else {
-			res.Verdict, perr = w.verify(ctx, r.ptr, n, req.Seed)
+			res.Verdict, perr = w.Verify(ctx, r.ptr, n, req.Seed)
 		}
 		results = append(results, res)
 		if perr != nil {

@@ -51,7 +51,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 		Expect(h.WaitHelper(ctx, imp.hp)).To(MatchError(harness.ErrHelperKilled), "importer after SIGKILL")
 		harness.ExpectNoError(e.r.unmap(), "exporter's cuMemUnmap on %s after the importer was killed", a)
 		harness.ExpectNoError(e.p.release(), "exporter's cuMemRelease on %s after the importer was killed", a)
-		expectFreeBackTo(ctx, h, a, e.baseline, "the importer was killed and the exporter unmapped and released")
+		h.ExpectFreeMemoryBackTo(ctx, a, e.baseline, "the importer was killed and the exporter unmapped and released")
 	}
 
 	for _, g := range harness.GPUs() {
@@ -114,7 +114,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				By("unmapping and releasing on the exporter's side")
 				harness.ExpectNoError(e.r.unmap(), "exporter's cuMemUnmap on %s", g)
 				harness.ExpectNoError(e.p.release(), "exporter's cuMemRelease on %s", g)
-				Expect(freeMemory(h, g)).To(BeNumerically("<=", e.baseline-e.p.size),
+				Expect(h.FreeMemory(g)).To(BeNumerically("<=", e.baseline-e.p.size),
 					"free memory on %s while only the importer maps the %d bytes (baseline %d)", g, e.p.size, e.baseline)
 
 				By("reading every word in the importer, then unmapping there")
@@ -125,7 +125,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				Expect(rep.Code).To(BeZero(), "importer's unmap and release: %s", rep.Error)
 				Expect(rep.FDs).To(Equal(fds), "the importer's open descriptors after unmapping and releasing the import")
 				imp.exit(ctx, h)
-				expectFreeBackTo(ctx, h, g, e.baseline, "both sides unmapped and released")
+				h.ExpectFreeMemoryBackTo(ctx, g, e.baseline, "both sides unmapped and released")
 			}, SpecTimeout(time.Minute))
 	}
 })
@@ -135,7 +135,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 type export struct {
 	h        *harness.Harness
 	g        harness.GPU
-	w        *gpuWork
+	w        *harness.GPUWork
 	p        *physical
 	r        *vaRange
 	baseline uint64 // free memory before the allocation
@@ -144,18 +144,18 @@ type export struct {
 func newExport(ctx context.Context, h *harness.Harness, g harness.GPU, seed uint32) *export {
 	GinkgoHelper()
 	size := posixGranule(h, g)
-	e := &export{h: h, g: g, w: mustWork(h, g)}
+	e := &export{h: h, g: g, w: h.GPUWork(g)}
 	r, err := reserve(h.B(), g.Ordinal, size)
 	harness.ExpectNoError(err, "reserve address space on %s", g)
 	DeferCleanup(r.free)
 	warmUp(ctx, h, e.w, g, r)
-	e.r, e.baseline = r, freeMemory(h, g)
+	e.r, e.baseline = r, h.FreeMemory(g)
 
 	By(fmt.Sprintf("creating %d bytes on %s for POSIX fd export, mapping and filling them", size, g))
 	e.p = mustCreate(h, g, size, backend.HandlePosix)
 	harness.ExpectNoError(r.mapTo(e.p.handle), "map on %s", g)
 	harness.ExpectNoError(r.setAccess(rw(g)), "grant %s", g)
-	harness.ExpectNoError(e.w.fill(ctx, r.ptr, size/4, seed), "fill on %s", g)
+	harness.ExpectNoError(e.w.Fill(ctx, r.ptr, size/4, seed), "fill on %s", g)
 	return e
 }
 
@@ -182,7 +182,7 @@ func (e *export) sendTo(imp *importerHelper, dev harness.GPU) (importerFDs int) 
 // holds PatternWord(seed, i).
 func (e *export) expectWords(ctx context.Context, seed uint32, what string) {
 	GinkgoHelper()
-	v, err := e.w.verify(ctx, e.r.ptr, e.p.size/4, seed)
+	v, err := e.w.Verify(ctx, e.r.ptr, e.p.size/4, seed)
 	harness.ExpectNoError(err, "kernel on %s reading its mapping", e.g)
 	Expect(v.Mismatches).To(BeZero(), "%s, read by the exporter on %s: %s", what, e.g, v)
 }

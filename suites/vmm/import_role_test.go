@@ -45,7 +45,7 @@ type importReply struct {
 	Handle  uint64              `json:"handle,omitempty"` // what the import returned
 	Mapped  uint64              `json:"mapped"`           // where an imported allocation is mapped, 0 if nowhere
 	Access  backend.AccessFlags `json:"access"`           // cuMemGetAccess after mapping
-	Verdict verdict             `json:"verdict"`
+	Verdict harness.Verdict     `json:"verdict"`
 	// FDs counts the helper's open descriptors: before the exporter's fd
 	// arrived (import-fd), after unmapping and releasing (unmap).
 	FDs int `json:"fds,omitempty"`
@@ -60,7 +60,7 @@ type importer struct {
 	b     backend.Backend
 	c     *harness.HelperConn
 	dev   backend.Device
-	w     *gpuWork
+	w     *harness.GPUWork
 	phys  *physical
 	r     *vaRange
 	fault bool
@@ -106,7 +106,7 @@ func (im *importer) do(ctx context.Context, cmd importCmd) (importReply, error) 
 		if err := im.closeWork(); err != nil {
 			return rep, err
 		}
-		w, err := newGPUWork(im.b, backend.Device(cmd.Device))
+		w, err := harness.NewGPUWork(im.b, backend.Device(cmd.Device))
 		if err != nil {
 			return rep, err
 		}
@@ -154,9 +154,9 @@ func (im *importer) do(ctx context.Context, cmd importCmd) (importReply, error) 
 			return rep, errors.New("nothing is mapped")
 		}
 		if cmd.Op == opVerify {
-			rep.Verdict, err = im.w.verify(ctx, im.r.ptr, im.r.size/4, cmd.Seed)
+			rep.Verdict, err = im.w.Verify(ctx, im.r.ptr, im.r.size/4, cmd.Seed)
 		} else {
-			err = im.w.fill(ctx, im.r.ptr, im.r.size/4, cmd.Seed)
+			err = im.w.Fill(ctx, im.r.ptr, im.r.size/4, cmd.Seed)
 		}
 		im.fault = im.fault || err != nil // a failed kernel may have poisoned the context
 	case opUnmap:
@@ -207,7 +207,7 @@ func (im *importer) closeWork() error {
 	if im.w == nil {
 		return nil
 	}
-	err := im.w.close()
+	err := im.w.Close()
 	im.w = nil
 	return err
 }

@@ -33,30 +33,30 @@ var _ = Describe("vmm: releasing a handle", func() {
 			harness.GPULabels("vmm.release-while-mapped", g), func(ctx SpecContext) {
 				size := granule(h, g, backend.HandleNone)
 				n, seed := size/4, uint32(harness.Seed("vmm.release-while-mapped", g))
-				w := mustWork(h, g)
+				w := h.GPUWork(g)
 				r, err := reserve(h.B(), g.Ordinal, size)
 				harness.ExpectNoError(err, "reserve address space on %s", g)
 				DeferCleanup(r.free)
 				warmUp(ctx, h, w, g, r)
-				baseline := freeMemory(h, g)
+				baseline := h.FreeMemory(g)
 
 				By(fmt.Sprintf("creating, mapping and filling %d bytes on %s", size, g))
 				p := mustCreate(h, g, size, backend.HandleNone)
 				harness.ExpectNoError(r.mapTo(p.handle), "map on %s", g)
 				harness.ExpectNoError(r.setAccess(backend.Access{Device: g.Ordinal, Flags: backend.ProtReadWrite}), "grant %s", g)
-				harness.ExpectNoError(w.fill(ctx, r.ptr, n, seed), "fill the mapping on %s", g)
+				harness.ExpectNoError(w.Fill(ctx, r.ptr, n, seed), "fill the mapping on %s", g)
 
 				By("releasing the handle while the range is still mapped")
 				harness.ExpectNoError(p.release(), "cuMemRelease while mapped on %s", g)
-				Expect(freeMemory(h, g)).To(BeNumerically("<=", baseline-size),
+				Expect(h.FreeMemory(g)).To(BeNumerically("<=", baseline-size),
 					"free memory on %s right after cuMemRelease of a mapped %d-byte allocation (baseline %d): the memory must still be held", g, size, baseline)
-				v, err := w.verify(ctx, r.ptr, n, seed)
+				v, err := w.Verify(ctx, r.ptr, n, seed)
 				harness.ExpectNoError(err, "read the released-but-mapped range on %s", g)
 				Expect(v.Mismatches).To(BeZero(), "data read on %s after cuMemRelease while mapped: %s", g, v)
 
 				By("unmapping the last mapping")
 				harness.ExpectNoError(r.unmap(), "cuMemUnmap after cuMemRelease on %s", g)
-				expectFreeBackTo(ctx, h, g, baseline, "cuMemUnmap of the last mapping of a released allocation")
+				h.ExpectFreeMemoryBackTo(ctx, g, baseline, "cuMemUnmap of the last mapping of a released allocation")
 			}, SpecTimeout(time.Minute))
 	}
 })
@@ -64,7 +64,7 @@ var _ = Describe("vmm: releasing a handle", func() {
 // warmUp runs one whole create, map, grant, fill, verify, unmap and release
 // cycle at r, so the kernels are loaded and the range's page tables exist
 // before a spec reads its free-memory baseline.
-func warmUp(ctx context.Context, h *harness.Harness, w *gpuWork, g harness.GPU, r *vaRange) {
+func warmUp(ctx context.Context, h *harness.Harness, w *harness.GPUWork, g harness.GPU, r *vaRange) {
 	GinkgoHelper()
 	By("warming up: one VMM cycle and the kernels on " + g.String())
 	p, err := createPhysical(h.B(), g.Ordinal, r.size, backend.HandleNone)
@@ -72,8 +72,8 @@ func warmUp(ctx context.Context, h *harness.Harness, w *gpuWork, g harness.GPU, 
 	DeferCleanup(p.release)
 	harness.ExpectNoError(r.mapTo(p.handle), "warm-up map on %s", g)
 	harness.ExpectNoError(r.setAccess(backend.Access{Device: g.Ordinal, Flags: backend.ProtReadWrite}), "warm-up on %s", g)
-	harness.ExpectNoError(w.fill(ctx, r.ptr, r.size/4, 1), "warm-up fill on %s", g)
-	_, err = w.verify(ctx, r.ptr, r.size/4, 1)
+	harness.ExpectNoError(w.Fill(ctx, r.ptr, r.size/4, 1), "warm-up fill on %s", g)
+	_, err = w.Verify(ctx, r.ptr, r.size/4, 1)
 	harness.ExpectNoError(err, "warm-up verify on %s", g)
 	harness.ExpectNoError(r.unmap(), "warm-up unmap on %s", g)
 	harness.ExpectNoError(p.release(), "warm-up release on %s", g)

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package harness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/p2pconf/p2pconf/harness/backend"
+)
+
+// freeMemorySettle bounds how long WaitFreeMemory polls (within the caller's
+// ctx) for free memory to come back.
+const freeMemorySettle = 10 * time.Second
+
+// FreeMemory is cuMemGetInfo's free bytes on g; a failed query fails the
+// spec.
+func (h *Harness) FreeMemory(g GPU) uint64 {
+	GinkgoHelper()
+	free, _, err := h.b.MemInfo(g.Ordinal)
+	ExpectNoError(err, "cuMemGetInfo on %s", g)
+	return free
+}
+
+// WaitFreeMemory polls dev's free memory (cuMemGetInfo) until it equals
+// baseline exactly, for at most 10 seconds within ctx, and returns the last
+// reading. It is exact on purpose: specs run serially, so nothing else runs
+// on the GPU during a spec, and a spec warms up every kernel, stream and
+// export it uses before it reads its baseline, so any difference is memory
+// the driver still holds. It polls instead of reading once because the
+// driver may return memory asynchronously: a helper process's teardown is
+// finished by the driver after the process is reaped.
+func WaitFreeMemory(ctx context.Context, b backend.Backend, dev backend.Device, baseline uint64) (uint64, error) {
+	wctx, cancel := context.WithTimeout(ctx, freeMemorySettle)
+	defer cancel()
+	var last uint64
+	err := WaitFor(wctx, "free memory back to baseline", func() (bool, error) {
+		f, _, err := b.MemInfo(dev)
+		last = f
+		return f == baseline, err
+	})
+	return last, err
+}
+
+// ExpectFreeMemoryBackTo fails the spec unless g's free memory comes back to
+// exactly baseline (WaitFreeMemory); after names what the spec did before
+// (released, closed, killed), for the failure message.
+func (h *Harness) ExpectFreeMemoryBackTo(ctx context.Context, g GPU, baseline uint64, after string) {
+	GinkgoHelper()
+	if last, err := WaitFreeMemory(ctx, h.b, g.Ordinal, baseline); err != nil {
+		Fail(fmt.Sprintf("free device memory on %s after %s: want the baseline %d bytes, last read %d (%+d): %v",
+			g, after, baseline, last, int64(last)-int64(baseline), err))
+	}
+}

@@ -62,7 +62,9 @@ mkdir -p "$stage/bin" "$out"
 export GOOS=linux GOARCH=amd64 CGO_ENABLED=1
 export CGO_CFLAGS=${CGO_CFLAGS:--Wno-deprecated-declarations}
 pkg=github.com/p2pconf/p2pconf/harness/report
-ldflags="-X $pkg.Version=$version -X $pkg.Commit=$commit"
+# -s -w: no symbol table or DWARF; the tarball goes to many nodes and its
+# binaries are not debugged there (panics still print file:line traces).
+ldflags="-s -w -X $pkg.Version=$version -X $pkg.Commit=$commit"
 
 echo "build.sh: p2pconf $version ($commit)" >&2
 go build -trimpath -ldflags "$ldflags" -o "$stage/bin/p2pconf" ./cmd/p2pconf

@@ -95,7 +95,7 @@ echo "$version $commit" >"$stage/VERSION"
 : >"$stage/.p2pconf-root"
 
 tarball=$out/$name.tar.gz
-tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@${SOURCE_DATE_EPOCH:-0} \
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@${SOURCE_DATE_EPOCH:-0}" \
 	-C "$stage_parent" -czf "$tarball.tmp" "$name"
 mv "$tarball.tmp" "$tarball"
 echo "$tarball"

@@ -20,10 +20,11 @@ import (
 // CUatomicOperation (reference/cuda-p2p-facts.md §2.4–2.5).
 //
 // CUDA does not publish which capability bits make an operation "complete".
-// The suite takes the types the PTX atom instruction offers for each
-// operation on sm_70 (the types its kernels test): integer add, and, or,
-// xor, exch and cas on 32 and 64 bits; min and max signed and unsigned on 32
-// and 64 bits; inc and dec on u32; float add, min and max on f32 and f64.
+// The suite requires the 32- and 64-bit types of each operation: integer
+// add, and, or, xor, exch and cas on 32 and 64 bits; min and max signed and
+// unsigned on 32 and 64 bits; inc and dec on u32 (the only type PTX atom
+// has for them); float add, min and max on f32 and f64. The contention
+// kernels (kernels.ContendOps) apply all of these except float min and max.
 // Signedness is required only where it changes the result (min, max). The
 // REDUCTION, SCALAR_128 and VECTOR_32x4 bits are decoded and recorded but not
 // required, because not every CUDA-valid GPU has those forms.
@@ -75,10 +76,23 @@ func signSensitive(op backend.AtomicOperation) bool {
 	return op == backend.AtomicIntegerMin || op == backend.AtomicIntegerMax
 }
 
+// scalarCap is the SCALAR_32/64/128 bit for an operand width (0 for any
+// other width, which no mask covers).
+func scalarCap(bits int) backend.AtomicCaps {
+	switch bits {
+	case 32:
+		return backend.CapScalar32
+	case 64:
+		return backend.CapScalar64
+	case 128:
+		return backend.CapScalar128
+	}
+	return 0
+}
+
 // CapsCover reports whether mask says op is native on type t.
 func CapsCover(op backend.AtomicOperation, mask backend.AtomicCaps, t AtomicType) bool {
-	width := map[int]backend.AtomicCaps{32: backend.CapScalar32, 64: backend.CapScalar64, 128: backend.CapScalar128}[t.Bits]
-	if mask&width == 0 {
+	if mask&scalarCap(t.Bits) == 0 {
 		return false
 	}
 	if !signSensitive(op) {
@@ -95,8 +109,7 @@ func CapsCover(op backend.AtomicOperation, mask backend.AtomicCaps, t AtomicType
 func DecodeAtomicCaps(op backend.AtomicOperation, mask backend.AtomicCaps) string {
 	var parts []string
 	for _, bits := range []int{32, 64, 128} {
-		w := map[int]backend.AtomicCaps{32: backend.CapScalar32, 64: backend.CapScalar64, 128: backend.CapScalar128}[bits]
-		if mask&w == 0 {
+		if mask&scalarCap(bits) == 0 {
 			continue
 		}
 		switch {

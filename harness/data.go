@@ -59,10 +59,13 @@ func BytesToWords(b []byte) []uint32 {
 	return w
 }
 
-// Upload copies words to device memory p in g's context (synchronous).
+// Upload copies words to device memory p in g's context. The data has
+// landed when Upload returns (see settle), so work queued next on any stream
+// sees it.
 func (h *Harness) Upload(g GPU, p backend.DevicePtr, words []uint32) {
 	GinkgoHelper()
 	ExpectNoError(h.b.CopyToDevice(g.Ordinal, p, WordsToBytes(words)), "copy %d words to 0x%x with %s", len(words), uint64(p), g)
+	h.settle(g, p)
 }
 
 // Download copies n words from p in g's context (synchronous).
@@ -73,10 +76,26 @@ func (h *Harness) Download(g GPU, p backend.DevicePtr, n int) []uint32 {
 	return BytesToWords(b)
 }
 
-// Fill sets n words at p to v in g's context (cuMemsetD32, synchronous).
+// Fill sets n words at p to v in g's context (cuMemsetD32). The words are
+// set when Fill returns (see settle).
 func (h *Harness) Fill(g GPU, p backend.DevicePtr, v uint32, n int) {
 	GinkgoHelper()
 	ExpectNoError(h.b.Memset32(g.Ordinal, p, v, uint64(n)), "memset %d words at 0x%x to 0x%x with %s", n, uint64(p), v, g)
+	h.settle(g, p)
+}
+
+// settle returns once the legacy default stream's work on g is done. The
+// "synchronous" cuMemsetD32 returns before the memset of device memory has
+// finished, and a cuMemcpyHtoD from pageable memory may return once the data
+// is staged, before it lands (CUDA Runtime API, "API synchronization
+// behavior"); the suites' streams are non-blocking and do not wait for the
+// legacy stream. A device-to-host copy returns only when it has completed,
+// and the legacy stream runs its work in order, so reading one word of p back
+// on it orders everything queued there before it.
+func (h *Harness) settle(g GPU, p backend.DevicePtr) {
+	GinkgoHelper()
+	var word [4]byte
+	ExpectNoError(h.b.CopyFromDevice(g.Ordinal, word[:], p), "read back one word at 0x%x with %s to wait for the legacy stream", uint64(p), g)
 }
 
 // Mismatch summarises how two word arrays differ.

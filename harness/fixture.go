@@ -20,8 +20,9 @@ import (
 
 // Harness is the per-spec fixture. Create it once inside a Describe with
 // New; in each spec it hands out GPU resources and releases every one of
-// them after the spec (DeferCleanup, last acquired first), then checks that
-// the process holds no more file descriptors than before the spec.
+// them after the spec (DeferCleanup, last acquired first, each release after
+// the spec's streams are drained), then checks that the process holds no
+// more file descriptors than before the spec.
 type Harness struct {
 	b       backend.Backend
 	fdBase  map[int]string
@@ -38,6 +39,10 @@ func New() *Harness {
 		// Registered first, so it runs last: after every resource is released.
 		DeferCleanup(h.checkNoLeaks)
 	})
+	// AfterEach runs before every DeferCleanup, so the spec's streams are
+	// drained before anything the spec registered is released, also what it
+	// released through its own DeferCleanup calls.
+	AfterEach(func() { h.drain() })
 	return h
 }
 
@@ -94,7 +99,9 @@ func (h *Harness) Event(g GPU, flags backend.EventFlags) backend.Event {
 
 // EnablePeerAccess enables access from p.A to p.B's memory and returns the
 // driver's answer. When it succeeds, access is disabled again after the
-// spec, so every spec starts with no peer access.
+// spec, so every spec starts with no peer access (after the spec's streams
+// are drained: disabling access under a kernel still reading p.B's memory
+// would fault p.A's context for every later spec).
 func (h *Harness) EnablePeerAccess(p Pair) error {
 	err := h.b.EnablePeerAccess(p.A.Ordinal, p.B.Ordinal)
 	if err == nil {

@@ -44,12 +44,13 @@ type Verdict struct {
 	First      uint32 `json:"first"` // first bad word, 0xFFFFFFFF when none
 }
 
-// String says how many words differ and where the first one is.
+// String says how many words differ and where the first one is (its word
+// index and byte offset, as Mismatch does).
 func (v Verdict) String() string {
 	if v.Mismatches == 0 {
 		return "every word matches"
 	}
-	return fmt.Sprintf("%d words differ, the first at word %d", v.Mismatches, v.First)
+	return fmt.Sprintf("%d words differ, the first at word %d (byte offset 0x%x)", v.Mismatches, v.First, 4*uint64(v.First))
 }
 
 // NewGPUWork makes the stream and result buffer on dev with the backend

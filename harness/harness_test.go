@@ -65,15 +65,25 @@ func TestSelection(t *testing.T) {
 		t.Errorf("unknown GPU error should name the value and what exists: %v", err)
 	}
 	pairs := []Pair{{A: all[0], B: all[1]}, {A: all[1], B: all[0]}}
-	got, err := selectPairs(pairs, all, Config{Pairs: [][2]int{{1, 0}}})
+	got, err := selectPairs(pairs, all, all, Config{Pairs: [][2]int{{1, 0}}})
 	if err != nil || len(got) != 1 || got[0].ID() != "1-0" {
 		t.Errorf("selectPairs = %v, %v", got, err)
 	}
-	if _, err := selectPairs(pairs, all, Config{Pairs: [][2]int{{0, 5}}}); err == nil || !strings.Contains(err.Error(), "0-5") {
+	if _, err := selectPairs(pairs, all, all, Config{Pairs: [][2]int{{0, 5}}}); err == nil || !strings.Contains(err.Error(), "0-5") {
 		t.Errorf("pair with unknown GPU: %v", err)
 	}
-	if got, _ := selectPairs(pairs, all[:1], Config{}); len(got) != 0 {
+	if got, _ := selectPairs(pairs, all, all[:1], Config{}); len(got) != 0 {
 		t.Errorf("pairs outside the GPU selection were kept: %v", got)
+	}
+	if got, err := selectPairs(pairs, all, all, Config{Pairs: [][2]int{{1, 0}, {0, 1}, {1, 0}}}); err != nil || len(got) != 2 {
+		t.Errorf("a pair listed twice: %v, %v; want it once", got, err)
+	}
+	_, err = selectPairs(pairs, all, all[:1], Config{GPUs: []string{"0"}, Pairs: [][2]int{{0, 1}}})
+	if err == nil || !strings.Contains(err.Error(), EnvGPUs) {
+		t.Errorf("pair outside the GPU selection: %v, want an error naming %s", err, EnvGPUs)
+	}
+	if got, err := selectGPUs(all, []string{"1", "GPU-aaaa", "1"}); err != nil || len(got) != 2 || got[0].Ordinal != 0 || got[1].Ordinal != 1 {
+		t.Errorf("selectGPUs(1, GPU-aaaa, 1) = %v, %v; want GPU0 and GPU1 once each, in PCI order", got, err)
 	}
 }
 
@@ -88,12 +98,22 @@ func TestLabelsFollowCatalogue(t *testing.T) {
 	if probs := validateLabels("x", g, "ordering"); len(probs) > 0 {
 		t.Errorf("GPULabels are invalid: %v", probs)
 	}
+	if probs := validateLabels("x", GPULabels("ipc.importer-killed", all[0], ProcessMulti), "ipc"); len(probs) > 0 {
+		t.Errorf("GPULabels with process:multi are invalid: %v", probs)
+	}
 	cases := map[string][]string{
 		"two ids":     append(PairLabels("access.peer-copy", p), "id:access.staged-copy"),
 		"wrong suite": PairLabels("access.peer-copy", p),
 		"unknown":     append(GPULabels("access.uva-owner", all[0]), "flaky"),
 		"bad kind":    GPULabels("access.uva-owner", all[0], KindLabel(Mutant)),
 		"no target":   {"id:access.uva-owner", "suite:access", "kind:conf", "gpus:1"},
+		"no suite":    {"id:access.uva-owner", "kind:conf", "gpus:1", "gpu:0"},
+		"other suite": {"id:access.uva-owner", "suite:ipc", "kind:conf", "gpus:1", "gpu:0"},
+		"two scopes":  append(GPULabels("access.uva-owner", all[0]), "gpus:pair"),
+		"bad process": append(GPULabels("access.uva-owner", all[0]), "process:single"),
+		"gpu link":    append(GPULabels("access.uva-owner", all[0]), "link:nvlink"),
+		"bad link":    PairLabels("access.peer-copy", Pair{A: all[0], B: all[1], Link: "nvswitch"}),
+		"no link":     {"id:access.peer-copy", "suite:access", "kind:conf", "gpus:pair", "pair:0-1"},
 	}
 	for name, labels := range cases {
 		suite := "access"

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/p2pconf/p2pconf/harness/proc"
+	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // Helper processes (DESIGN.md §4), re-exported so suites need not import
@@ -87,4 +88,34 @@ func closeHelper(hp *Helper) error {
 // success, a *HelperError otherwise), bounded by ctx.
 func (h *Harness) WaitHelper(ctx context.Context, hp *Helper) error {
 	return hp.Wait(ctx)
+}
+
+// RecvFromHelper receives hp's next message into v (bounded by the helper's
+// deadline). When none comes, it fails the spec with what explains, the
+// receive error and how the helper ended (its role's error with the CUDA
+// code, its last step): the receive error alone only says that the
+// connection closed.
+func (h *Harness) RecvFromHelper(ctx context.Context, hp *Helper, v any, explain string, args ...any) {
+	GinkgoHelper()
+	if err := hp.Recv(v); err != nil {
+		Fail(fmt.Sprintf("%s: %v; %v", fmt.Sprintf(explain, args...), err, hp.Wait(ctx)))
+	}
+}
+
+// ExpectHealthy checks, after a helper's expected fault, that this
+// process's contexts on gpus still work (DESIGN.md §4: a fault poisons only
+// the context it happens in): on each GPU a kernel fills a new buffer with a
+// seeded pattern, and a copy brings back every word.
+func (h *Harness) ExpectHealthy(ctx context.Context, gpus ...GPU) {
+	GinkgoHelper()
+	const n = 1024
+	for _, g := range gpus {
+		By(fmt.Sprintf("checking this process's context on %s is still healthy", g))
+		seed := uint32(Seed("healthy", g))
+		p := h.Alloc(g, 4*n)
+		ExpectNoError(h.GPUWork(g).Fill(ctx, p, n, seed), "health check on %s after the helper's fault: a kernel filling %d words", g, n)
+		if m := Compare(kernels.Pattern(seed, n), h.Download(g, p, n)); m.Count != 0 {
+			Fail(fmt.Sprintf("health check on %s after the helper's fault: the words a kernel wrote, copied back: %s", g, m))
+		}
+	}
 }

@@ -33,6 +33,10 @@ var knownPrefixes = []string{LabelID, LabelSuite, LabelKind, LabelGPUs, LabelGPU
 
 var knownPlain = map[string]bool{Slow: true}
 
+// linkValues are the values of link: (Pair.Link; "unknown" when NVML could
+// not be read).
+var linkValues = map[string]bool{"nvlink": true, "pcie": true, "none": true, "unknown": true}
+
 // Extra labels that may be added to a check's labels.
 type Extra = string
 
@@ -109,23 +113,30 @@ func validateLabels(text string, labels []string, suite string) []string {
 	if c.Family != suite {
 		bad("check %s belongs to suite %s, not %s", id, c.Family, suite)
 	}
+	if s, n := labelValue(labels, LabelSuite); n != 1 || s != c.Family {
+		bad("suite label %q (count %d) does not name the suite of %s, %s", s, n, id, c.Family)
+	}
 	if k, n := labelValue(labels, LabelKind); n != 1 || !c.allowsKind(Kind(k)) {
 		bad("kind label %q (count %d) not allowed for %s", k, n, id)
 	}
-	scope, _ := labelValue(labels, LabelGPUs)
-	if !c.allowsScope(Scope(scope)) {
-		bad("scope gpus:%s not allowed for %s", scope, id)
+	scope, n := labelValue(labels, LabelGPUs)
+	if n != 1 || !c.allowsScope(Scope(scope)) {
+		bad("scope gpus:%s (count %d) not allowed for %s", scope, n, id)
+	}
+	if p, n := labelValue(labels, LabelProcess); n > 0 && (n != 1 || LabelProcess+p != ProcessMulti) {
+		bad("process label %q (count %d): the only one is %s", p, n, ProcessMulti)
 	}
 	_, gpus := labelValue(labels, LabelGPU)
 	_, pairs := labelValue(labels, LabelPair)
+	link, links := labelValue(labels, LabelLink)
 	switch Scope(scope) {
 	case OnGPU:
-		if gpus != 1 || pairs != 0 {
-			bad("a per-GPU spec needs one gpu: label and no pair: label")
+		if gpus != 1 || pairs != 0 || links != 0 {
+			bad("a per-GPU spec needs one gpu: label and no pair: or link: label")
 		}
 	case OnPair:
-		if pairs != 1 || gpus != 0 {
-			bad("a pair spec needs one pair: label and no gpu: label")
+		if pairs != 1 || gpus != 0 || links != 1 || !linkValues[link] {
+			bad("a pair spec needs one pair: label, one link: label (nvlink, pcie, none or unknown; found %q) and no gpu: label", link)
 		}
 	}
 	return probs

@@ -117,7 +117,7 @@ func openMachine() (*Machine, error) {
 		return nil, err
 	}
 	m.allPairs, m.Topology, m.NVMLErr = readClaims(b, all)
-	if m.pairs, err = selectPairs(m.allPairs, m.gpus, cfg); err != nil {
+	if m.pairs, err = selectPairs(m.allPairs, all, m.gpus, cfg); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -139,20 +139,23 @@ func sortedGPUs(devs []backend.DeviceInfo) []GPU {
 	return gpus
 }
 
-// selectGPUs applies P2PCONF_GPUS (ordinals or UUIDs).
+// selectGPUs applies P2PCONF_GPUS (ordinals or UUIDs). The selection keeps
+// the order of all (PCI address), whatever order the variable lists them in.
 func selectGPUs(all []GPU, want []string) ([]GPU, error) {
 	if len(want) == 0 {
 		return all, nil
 	}
-	var out []GPU
 	seen := map[backend.Device]bool{}
 	for _, w := range want {
 		g, ok := findGPU(all, w)
 		if !ok {
 			return nil, fmt.Errorf("%s: no GPU %q on this machine (found: %s)", EnvGPUs, w, describeGPUs(all))
 		}
-		if !seen[g.Ordinal] {
-			seen[g.Ordinal] = true
+		seen[g.Ordinal] = true
+	}
+	var out []GPU
+	for _, g := range all {
+		if seen[g.Ordinal] {
 			out = append(out, g)
 		}
 	}
@@ -182,9 +185,10 @@ func describeGPUs(all []GPU) string {
 	return strings.Join(s, ", ")
 }
 
-// selectPairs applies P2PCONF_PAIRS; without it every ordered pair of the
-// selected GPUs is used.
-func selectPairs(all []Pair, gpus []GPU, cfg Config) ([]Pair, error) {
+// selectPairs applies P2PCONF_PAIRS to all, the ordered pairs of allGPUs;
+// without it every ordered pair of the selected gpus is used. A pair listed
+// twice is used once.
+func selectPairs(all []Pair, allGPUs, gpus []GPU, cfg Config) ([]Pair, error) {
 	selected := map[backend.Device]bool{}
 	for _, g := range gpus {
 		selected[g.Ordinal] = true
@@ -199,6 +203,7 @@ func selectPairs(all []Pair, gpus []GPU, cfg Config) ([]Pair, error) {
 		return out, nil
 	}
 	var out []Pair
+	seen := map[[2]int]bool{}
 	for _, want := range cfg.Pairs {
 		var found *Pair
 		for i := range all {
@@ -208,30 +213,17 @@ func selectPairs(all []Pair, gpus []GPU, cfg Config) ([]Pair, error) {
 		}
 		if found == nil {
 			return nil, fmt.Errorf("%s: pair %d-%d names a GPU this machine does not have (found GPUs: %s)",
-				EnvPairs, want[0], want[1], describeGPUs(sortedGPUsFromPairs(all, gpus)))
+				EnvPairs, want[0], want[1], describeGPUs(allGPUs))
 		}
 		if len(cfg.GPUs) > 0 && (!selected[found.A.Ordinal] || !selected[found.B.Ordinal]) {
 			return nil, fmt.Errorf("%s: pair %s uses a GPU outside %s=%s", EnvPairs, found.ID(), EnvGPUs, strings.Join(cfg.GPUs, ","))
 		}
-		out = append(out, *found)
+		if !seen[want] {
+			seen[want] = true
+			out = append(out, *found)
+		}
 	}
 	return out, nil
-}
-
-func sortedGPUsFromPairs(all []Pair, gpus []GPU) []GPU {
-	seen := map[backend.Device]GPU{}
-	for _, g := range gpus {
-		seen[g.Ordinal] = g
-	}
-	for _, p := range all {
-		seen[p.A.Ordinal], seen[p.B.Ordinal] = p.A, p.B
-	}
-	out := make([]GPU, 0, len(seen))
-	for _, g := range seen {
-		out = append(out, g)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Ordinal < out[j].Ordinal })
-	return out
 }
 
 func describeSystem(b backend.Backend, gpus []GPU, pairs []Pair, cfg Config) report.System {

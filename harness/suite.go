@@ -39,15 +39,18 @@ func RunSuite(t *testing.T, suite string) {
 	if err != nil {
 		t.Fatalf("p2pconf %s: %v", suite, err)
 	}
+	// Release the GPUs (and the fake's shared state directory) however the
+	// run ends, a rejected spec tree included.
+	defer func() {
+		if err := m.Backend.Close(); err != nil {
+			t.Errorf("p2pconf %s: closing the backend: %v", suite, err)
+		}
+	}()
 	if probs := validateTree(suite); len(probs) > 0 {
 		t.Fatalf("p2pconf %s: the suite's specs break the catalogue rules:\n  %s", suite, strings.Join(probs, "\n  "))
 	}
 	registerReporting(suite, m)
 	RunSpecs(t, fmt.Sprintf("%s [%s]", suite, m.Backend.Name()))
-	// Release the GPUs (and the fake's shared state directory).
-	if err := m.Backend.Close(); err != nil {
-		t.Errorf("p2pconf %s: closing the backend: %v", suite, err)
-	}
 }
 
 // validateTree builds the spec tree without running it and checks every

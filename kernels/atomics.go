@@ -56,8 +56,10 @@ type ContendOp struct {
 // Bits is the operand width.
 func (o ContendOp) Bits() int { return 8 * o.Type.Size() }
 
-// ContendOps lists every operation and type PTX atom offers on sm_70 global
-// memory, in ac_op order.
+// ContendOps lists the operations and types the contention kernels apply,
+// in ac_op order: every PTX atom operation on sm_70 global memory in its
+// 32- and 64-bit forms (signed and unsigned where that changes the result;
+// inc and dec exist only on u32), and float add on f32 and f64.
 var ContendOps = []ContendOp{
 	{0, "add.u32", OpAdd, TU32}, {1, "add.u64", OpAdd, TU64}, {2, "add.f32", OpAdd, TF32}, {3, "add.f64", OpAdd, TF64},
 	{4, "exch.b32", OpExch, TU32}, {5, "exch.b64", OpExch, TU64}, {6, "cas.b32", OpCAS, TU32}, {7, "cas.b64", OpCAS, TU64},
@@ -108,6 +110,15 @@ func simContend(scope Scope) SimFunc {
 					return err
 				}
 			}
+			if int(sel) >= len(ContendOps) {
+				// As the PTX: counted once per thread (status[2]), which then
+				// stops without applying or recording anything.
+				if iters == 0 {
+					return nil
+				}
+				_, err := t.Atomic(OpAdd, status+8, TU32, 1, 0, Relaxed, Sys)
+				return err
+			}
 			for i := uint32(0); i < iters; i++ {
 				k := uint64(i)*tcount + tbase + uint64(tl)
 				x := ContendOperand(mode, opA, opB, k, nwords)
@@ -126,12 +137,9 @@ func simContend(scope Scope) SimFunc {
 	}
 }
 
-// simContendOne applies operation sel once, as the PTX's dispatch does.
+// simContendOne applies operation sel (a known one) once, as the PTX's
+// dispatch does.
 func simContendOne(g Grid, t Thread, sel uint32, addr, x uint64, scope Scope, status uint64) (uint64, error) {
-	if int(sel) >= len(ContendOps) {
-		_, err := t.Atomic(OpAdd, status+8, TU32, 1, 0, Relaxed, Sys)
-		return 0, err
-	}
 	op := ContendOps[sel]
 	if op.Bits() == 32 {
 		x &= math.MaxUint32

@@ -168,6 +168,10 @@ func (m *mutator) run(suite, preset, defect string, extra ...string) (runSummary
 		cmd.Stdout = io.MultiWriter(logFile, m.log)
 		cmd.Stderr = cmd.Stdout
 	}
+	// With -v the output goes through a pipe; a helper process the suite
+	// left behind could hold it open after the suite exits or is killed.
+	// Bound the wait for it.
+	cmd.WaitDelay = 30 * time.Second
 	start := time.Now()
 	runErr := cmd.Run()
 	sum, err := readReport(ginkgoJSON)

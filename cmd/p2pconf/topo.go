@@ -26,8 +26,10 @@ var openMachine = func() (report.System, func(), error) {
 }
 
 // cmdTopo prints the machine's GPUs and the claimed capability matrices.
-// A pair whose claims could not all be read exits 1: "could not tell" is
-// never reported as "not supported".
+// A pair whose NVML claims or cuDeviceCanAccessPeer could not be read exits
+// 1: "could not tell" is never reported as "not supported". (CUDA's P2P
+// attributes print as null when a driver lacks them, e.g. ONLY_PARTIAL
+// before CUDA 13.0.)
 func cmdTopo(args []string, stdout, stderr io.Writer) error {
 	fs := flags("topo", stderr)
 	asJSON := fs.Bool("json", false, "print the system description (GPUs, pairs, claims) as JSON, as it appears in conformance.json")
@@ -53,11 +55,19 @@ func cmdTopo(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprint(stdout, report.TopologyText(sys))
 	}
+	unread := 0
 	for _, p := range sys.Pairs {
 		if p.NVML.Error != "" {
 			fmt.Fprintf(stderr, "p2pconf topo: GPU%d→GPU%d: NVML could not tell: %s\n", p.Src, p.Dst, p.NVML.Error)
-			return exitError(1)
+			unread++
 		}
+		if p.CUDA.CanAccessPeer == nil {
+			fmt.Fprintf(stderr, "p2pconf topo: GPU%d→GPU%d: cuDeviceCanAccessPeer gave no answer\n", p.Src, p.Dst)
+			unread++
+		}
+	}
+	if unread > 0 {
+		return exitError(1)
 	}
 	return nil
 }

@@ -75,6 +75,23 @@ func TestTopoUnreadableNVMLExits1(t *testing.T) {
 	}
 }
 
+// TestTopoUnreadableClaimsAllListed: every unreadable claim is named, and
+// a cuDeviceCanAccessPeer without an answer is one.
+func TestTopoUnreadableClaimsAllListed(t *testing.T) {
+	var sys report.System
+	readJSON(t, filepath.Join("testdata", "topo-h200x2.json"), &sys)
+	sys.Pairs[0].NVML.Error = "nvmlDeviceGetP2PStatus: ERROR_UNKNOWN"
+	sys.Pairs[1].CUDA.CanAccessPeer = nil
+	old := openMachine
+	openMachine = func() (report.System, func(), error) { return sys, nil, nil }
+	defer func() { openMachine = old }()
+	code, _, errOut := p2pconf(t, "topo")
+	if code != 1 || !strings.Contains(errOut, "GPU0→GPU1: NVML could not tell") ||
+		!strings.Contains(errOut, "GPU1→GPU0: cuDeviceCanAccessPeer gave no answer") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
 func TestTopoOpenError(t *testing.T) {
 	old := openMachine
 	openMachine = func() (report.System, func(), error) {

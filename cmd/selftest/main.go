@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -67,6 +68,9 @@ func run(update bool, only string) error {
 	if err != nil {
 		return err
 	}
+	if only != "" && !slices.Contains(suites, only) {
+		return fmt.Errorf("-suite %s: no such suite (found: %s)", only, strings.Join(suites, ", "))
+	}
 	tmp, err := os.MkdirTemp("", "p2pconf-selftest-")
 	if err != nil {
 		return err
@@ -101,8 +105,17 @@ func run(update bool, only string) error {
 					fmt.Printf("  %s: %s\n    %s\n", s.State, s.Text, s.Reason)
 				}
 			}
-			if res.ExitCode != 0 && len(res.Specs) == 0 {
+			switch {
+			case res.ExitCode != 0 && len(res.Specs) == 0:
 				problems = append(problems, fmt.Sprintf("%s on %s exited %d:\n%s", suite, p.Name, res.ExitCode, res.Output))
+			case res.ExitCode != 0 && len(c.Failed) == 0:
+				// Every spec passed or skipped, yet the run failed: a suite-level
+				// node (the reports, a cleanup) broke.
+				out := res.Output
+				if len(out) > 3000 {
+					out = "…" + out[len(out)-3000:]
+				}
+				problems = append(problems, fmt.Sprintf("%s on %s exited %d although no spec failed:\n%s", suite, p.Name, res.ExitCode, out))
 			}
 			passed += c.Passed
 			skipped += c.Skipped

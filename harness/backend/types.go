@@ -24,6 +24,7 @@ const (
 	AttrComputeMode                          DeviceAttr = 20
 	AttrPCIBusID                             DeviceAttr = 33
 	AttrPCIDeviceID                          DeviceAttr = 34
+	AttrL2CacheSize                          DeviceAttr = 38
 	AttrUnifiedAddressing                    DeviceAttr = 41
 	AttrPCIDomainID                          DeviceAttr = 50
 	AttrComputeCapabilityMajor               DeviceAttr = 75
@@ -47,6 +48,7 @@ var deviceAttrNames = map[DeviceAttr]string{
 	AttrComputeMode:                          "COMPUTE_MODE",
 	AttrPCIBusID:                             "PCI_BUS_ID",
 	AttrPCIDeviceID:                          "PCI_DEVICE_ID",
+	AttrL2CacheSize:                          "L2_CACHE_SIZE",
 	AttrUnifiedAddressing:                    "UNIFIED_ADDRESSING",
 	AttrPCIDomainID:                          "PCI_DOMAIN_ID",
 	AttrComputeCapabilityMajor:               "COMPUTE_CAPABILITY_MAJOR",

@@ -23,7 +23,8 @@
 //     locks the goroutine to its OS thread and makes the context current
 //     there (the current context belongs to an OS thread, and goroutines
 //     move between threads). Each method says whether it needs one.
-//  5. (*Context).Release, then (*Driver).Close.
+//  5. (*Context).Release. (*Driver).Close unloads the library, which a
+//     process that goes on running does only before Init (see Close).
 //
 // Errors: driver results become *cuerr.Error values ("cuCtxEnablePeerAccess:
 // CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (217)") that match cuerr codes with

@@ -117,7 +117,11 @@ func (d *Driver) init(msg *[1024]C.char) error {
 }
 
 // Close unloads the library. Release every Context first: the driver's
-// state does not survive the unload. Closing twice is harmless.
+// state does not survive the unload. After a successful Init the real
+// driver runs threads of its own and is not built to be unloaded from a
+// live process, so a process that goes on running keeps an initialised
+// driver loaded (harness/cudabackend never closes it). Closing twice is
+// harmless.
 func (d *Driver) Close() error {
 	if d == nil || d.handle == nil {
 		return nil

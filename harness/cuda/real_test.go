@@ -37,10 +37,13 @@ func loadReal(tb testing.TB) *Driver {
 		}
 		tb.Skipf("needs %s (found: %v)", DefaultLibrary, err)
 	}
-	tb.Cleanup(func() { d.Close() })
-	if err := d.Init(); errors.Is(err, cuerr.NoDevice) {
-		tb.Skipf("needs a GPU (found: %v)", err)
-	} else if err != nil {
+	// An initialised libcuda keeps threads of its own running, so the
+	// library is not unloaded once cuInit succeeded (see Driver.Close).
+	if err := d.Init(); err != nil {
+		d.Close()
+		if errors.Is(err, cuerr.NoDevice) {
+			tb.Skipf("needs a GPU (found: %v)", err)
+		}
 		tb.Fatalf("the driver loaded but cuInit failed: %v", err)
 	}
 	return d

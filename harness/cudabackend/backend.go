@@ -41,6 +41,7 @@ type Option func(*options)
 type options struct {
 	nvml    nvml.Interface
 	nvmlSet bool
+	newNVML func() nvml.Interface // the library Open initialises and owns; nvml.New unless a test says otherwise
 }
 
 // WithNVML uses lib (already initialised, or nil for none) instead of
@@ -139,9 +140,14 @@ func (b *Backend) openNVML(o options) {
 		b.nvml = o.nvml
 		return
 	}
-	lib := nvml.New()
+	var lib nvml.Interface
+	if o.newNVML != nil {
+		lib = o.newNVML()
+	} else {
+		lib = nvml.New()
+	}
 	if ret := lib.Init(); ret != nvml.SUCCESS {
-		b.nvmlErr = fmt.Errorf("nvmlInit: %s (%d)", lib.ErrorString(ret), int32(ret))
+		b.nvmlErr = fmt.Errorf("nvmlInit: %w (%d)", ret, int32(ret))
 		return
 	}
 	b.nvml, b.ownNVML = lib, true
@@ -165,9 +171,6 @@ func (b *Backend) NVML() nvml.Interface { return b.nvml }
 // NVMLError is why NVML() is nil, or nil.
 func (b *Backend) NVMLError() error { return b.nvmlErr }
 
-// Driver exposes the binding, for diagnostics (EntryPoints in reports).
-func (b *Backend) Driver() *cuda.Driver { return b.drv }
-
 // DeviceAttribute wraps cuDeviceGetAttribute (no context needed).
 func (b *Backend) DeviceAttribute(d backend.Device, a backend.DeviceAttr) (int, error) {
 	if _, err := b.ctx(d, "cuDeviceGetAttribute"); err != nil {
@@ -188,7 +191,7 @@ func (b *Backend) Close() error {
 	errs := []error{b.unloadModules(), b.releaseContexts()}
 	if b.ownNVML {
 		if ret := b.nvml.Shutdown(); ret != nvml.SUCCESS {
-			errs = append(errs, fmt.Errorf("nvmlShutdown: %s", b.nvml.ErrorString(ret)))
+			errs = append(errs, fmt.Errorf("nvmlShutdown: %w (%d)", ret, int32(ret)))
 		}
 	}
 	return errors.Join(errs...)

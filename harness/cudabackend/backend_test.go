@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuda"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
@@ -402,4 +405,33 @@ func mustStream(t *testing.T, b *Backend) backend.Stream {
 	s, err := b.NewStream(0)
 	must(t, err, "NewStream")
 	return s
+}
+
+// TestCloseShutsDownTheNVMLItInitialised: NVML that Open initialised itself
+// is shut down by Close (once); NVML handed in with WithNVML is left alone.
+func TestCloseShutsDownTheNVMLItInitialised(t *testing.T) {
+	path := stubLibrary(t)
+	var inits, shutdowns int
+	lib := &mock.Interface{
+		InitFunc:     func() nvml.Return { inits++; return nvml.SUCCESS },
+		ShutdownFunc: func() nvml.Return { shutdowns++; return nvml.SUCCESS },
+	}
+	own := func(o *options) { o.newNVML = func() nvml.Interface { return lib } }
+	b, err := Open(path, own)
+	must(t, err, "Open")
+	if b.NVML() != lib || inits != 1 {
+		t.Fatalf("NVML() = %v after %d nvmlInit calls, want the initialised library", b.NVML(), inits)
+	}
+	must(t, b.Close(), "Close")
+	must(t, b.Close(), "second Close")
+	if shutdowns != 1 {
+		t.Errorf("nvmlShutdown called %d times by two Closes, want 1", shutdowns)
+	}
+
+	b, err = Open(path, WithNVML(lib))
+	must(t, err, "Open WithNVML")
+	must(t, b.Close(), "Close")
+	if inits != 1 || shutdowns != 1 {
+		t.Errorf("WithNVML: nvmlInit %d, nvmlShutdown %d calls in total; the backend must leave a library it was given alone", inits, shutdowns)
+	}
 }

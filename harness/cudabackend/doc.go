@@ -12,9 +12,12 @@
 // belong to one context). Launch arguments travel as uint64 bit patterns and
 // are narrowed here to the sizes of the descriptor's parameter kinds.
 //
-// Nothing here waits without bound: the harness polls StreamQuery and
-// EventQuery against each spec's deadline; cuStreamSynchronize and
-// cuEventSynchronize are never called.
+// Nothing here waits for queued work on purpose: the harness polls
+// StreamQuery and EventQuery against each spec's deadline;
+// cuStreamSynchronize and cuEventSynchronize are never called. Some calls
+// synchronise inside the driver (cuMemFree, the synchronous copies and
+// memsets), which is why the fixture drains a spec's streams, bounded,
+// before it frees anything.
 //
 // Suites never import this package; the harness opens it when
 // P2PCONF_BACKEND=cuda.

@@ -186,6 +186,8 @@ func (b *Backend) DeviceAttribute(d backend.Device, a backend.DeviceAttr) (int, 
 		return 0, nil
 	case backend.AttrPCIDeviceID, backend.AttrPCIDomainID, backend.AttrComputeMode, backend.AttrPageableMemoryAccess:
 		return 0, nil
+	case backend.AttrL2CacheSize:
+		return 50 << 20, nil // a Hopper-sized L2; only sizes the latency probe's table
 	case backend.AttrCanMapHostMemory, backend.AttrUnifiedAddressing, backend.AttrManagedMemory,
 		backend.AttrConcurrentManagedAccess, backend.AttrCooperativeLaunch, backend.AttrVirtualMemoryManagementSupported,
 		backend.AttrHandleTypePosixFDSupported, backend.AttrMemoryPoolsSupported, backend.AttrIPCEventSupported:

@@ -30,6 +30,9 @@ const (
 	kindFD     = "fd"
 	kindStep   = "step"
 	kindResult = "result"
+	// kindBadFD is queued (never sent) for a descriptor frame that did not
+	// carry exactly one descriptor, so the receiver's next call fails.
+	kindBadFD = "bad-fd"
 )
 
 // frame is one SOCK_SEQPACKET message: a record boundary per frame, and an
@@ -225,8 +228,11 @@ func (c *Conn) next(kind string) (inbound, error) {
 }
 
 func kindName(k string) string {
-	if k == kindFD {
+	switch k {
+	case kindFD:
 		return "file descriptor"
+	case kindBadFD:
+		return "descriptor frame without exactly one descriptor"
 	}
 	return "message"
 }
@@ -299,7 +305,7 @@ func (c *Conn) file(f frame, fds []int) {
 	case kindFD:
 		if len(fds) != 1 {
 			closeAll(fds)
-			c.queue = append(c.queue, inbound{kind: "bad-fd", fd: -1})
+			c.queue = append(c.queue, inbound{kind: kindBadFD, fd: -1})
 			return
 		}
 		syscall.CloseOnExec(fds[0])

@@ -26,6 +26,12 @@ import (
 // context has none.
 const DefaultDeadline = 60 * time.Second
 
+// reapTimeout bounds the wait for a helper to be reaped once it has been
+// sent SIGKILL. A process blocked in the kernel (a GPU driver call that
+// does not return) is not ended by SIGKILL; the parent then reports it
+// instead of hanging with it.
+const reapTimeout = 10 * time.Second
+
 // Options configure a helper.
 type Options struct {
 	// Deadline is how long the helper may run. Zero means 80 % of the time
@@ -144,14 +150,12 @@ func Start(ctx context.Context, role string, opts Options) (*Helper, error) {
 	rmErr := os.RemoveAll(dir) // nothing else ever connects
 	if err != nil {
 		h.Kill()
-		<-h.exited
-		return nil, startErr("%v", err)
+		return nil, startErr("%v", errors.Join(err, h.reap()))
 	}
 	if rmErr != nil {
 		uc.Close()
 		h.Kill()
-		<-h.exited
-		return nil, startErr("remove %s: %v", dir, rmErr)
+		return nil, startErr("remove %s: %v", dir, errors.Join(rmErr, h.reap()))
 	}
 	h.Conn = newConn(uc, deadline, nil)
 	return h, nil
@@ -202,6 +206,12 @@ func accept(ln *net.UnixListener, h *Helper, deadline time.Time) (*net.UnixConn,
 		ln.Close()
 		if g := <-ch; g.uc != nil {
 			g.uc.Close()
+		}
+		h.mu.Lock()
+		stopped := h.stopKind
+		h.mu.Unlock()
+		if stopped != nil {
+			return nil, fmt.Errorf("the helper was stopped before it connected: its deadline passed or the spec's context ended (%s)", h.exitText())
 		}
 		return nil, fmt.Errorf("the helper exited before connecting (%s); is proc.Dispatch called from TestMain (harness.Main)?", h.exitText())
 	}
@@ -270,6 +280,19 @@ func (h *Helper) stop(kind error) {
 // ErrKilled with its last step.
 func (h *Helper) Kill() { h.stop(ErrKilled) }
 
+// reap waits, at most reapTimeout, until a helper that was sent SIGKILL has
+// been reaped.
+func (h *Helper) reap() error {
+	t := time.NewTimer(reapTimeout)
+	defer t.Stop()
+	select {
+	case <-h.exited:
+		return nil
+	case <-t.C:
+		return fmt.Errorf("helper %s (pid %d) was not reaped within %s of SIGKILL (blocked in the kernel?)", h.Role, h.Pid, reapTimeout)
+	}
+}
+
 // LastStep is the last step the helper reported.
 func (h *Helper) LastStep() string {
 	if h.Conn == nil {
@@ -284,13 +307,15 @@ func (h *Helper) Exited() <-chan struct{} { return h.exited }
 // Wait waits until the helper exits and returns nil when its role
 // succeeded, or an *Error: the role's error (with its CUDA code), a crash
 // (with the last step and exit status), a timeout or a kill. If ctx ends
-// first the helper is killed.
+// first the helper is killed (and waited for at most reapTimeout more).
 func (h *Helper) Wait(ctx context.Context) error {
 	select {
 	case <-h.exited:
 	case <-ctx.Done():
 		h.stop(ErrTimedOut)
-		<-h.exited
+		if err := h.reap(); err != nil {
+			return &Error{Role: h.Role, Step: h.LastStep(), Kind: ErrTimedOut, Message: err.Error(), After: time.Since(h.start)}
+		}
 	}
 	// The result frame was sent before the helper exited; the reader sees
 	// it before the end of the stream.
@@ -346,9 +371,9 @@ func (h *Helper) exitText() string {
 	return "still running"
 }
 
-// Close kills the helper if it still runs, reaps it, closes the connection
-// (and any descriptor received but not taken) and removes its directory.
-// It is safe to call more than once.
+// Close kills the helper if it still runs, reaps it (waiting at most
+// reapTimeout), closes the connection (and any descriptor received but not
+// taken) and removes its directory. It is safe to call more than once.
 func (h *Helper) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -358,8 +383,7 @@ func (h *Helper) Close() error {
 	h.closed = true
 	h.mu.Unlock()
 	h.stop(ErrKilled)
-	<-h.exited
-	var errs []error
+	errs := []error{h.reap()}
 	if h.Conn != nil {
 		errs = append(errs, h.Conn.Close())
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
@@ -208,7 +209,9 @@ func convertSpec(sr types.SpecReport, r types.Report, suite string) (Result, boo
 		if sr.State.Is(types.SpecStatePassed | types.SpecStateSkipped | types.SpecStatePending) {
 			return res, false
 		}
-		res.Check = "(" + sr.LeafNodeType.String() + ")"
+		// Qualified with the suite: every suite has its BeforeSuite, and a
+		// merged run (a broken driver fails them all) must keep each one.
+		res.Check = res.Family + ".(" + sr.LeafNodeType.String() + ")"
 		res.Kind = "setup"
 		res.Spec = strings.TrimSpace(sr.LeafNodeType.String() + " " + sr.LeafNodeText)
 	}
@@ -292,7 +295,13 @@ func firstLine(s string) string {
 	}
 	const max = 300
 	if len(s) > max {
-		s = s[:max] + "…"
+		// Cut on a rune boundary: the text is UTF-8 (GPU0→GPU1), and half
+		// a rune would come out of JSON and XML as U+FFFD.
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }

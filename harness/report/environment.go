@@ -5,6 +5,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -96,7 +97,7 @@ func environment(doc Document) [][2]string {
 		{"end", fmtTime(r.End)},
 	}
 	if len(r.Args) > 0 {
-		rows = append(rows, [2]string{"args", strings.Join(r.Args, " ")})
+		rows = append(rows, [2]string{argsLabel(doc), strings.Join(r.Args, " ")})
 	}
 	var keys []string
 	for k := range s.Env {
@@ -113,6 +114,21 @@ func environment(doc Document) [][2]string {
 		}
 	}
 	return out
+}
+
+// argsLabel names the args row: a merged run's are those of one suite (the
+// first to start), which the label says, so they are not read as the whole
+// run's command line.
+func argsLabel(doc Document) string {
+	if len(doc.Suites) < 2 {
+		return "args"
+	}
+	for _, su := range doc.Suites {
+		if slices.Equal(su.Args, doc.Run.Args) {
+			return "args (" + su.Name + " suite; each suite's are in conformance.json)"
+		}
+	}
+	return "args (one suite's; each suite's are in conformance.json)"
 }
 
 func fmtTime(t *time.Time) string {

@@ -126,7 +126,7 @@ func junitSuite(doc Document, fam string, run SuiteRun, results []Result) report
 	if !run.Succeeded && len(run.FailureReasons) > 0 {
 		ts.TestCases = append(ts.TestCases, reporters.JUnitTestCase{
 			Name: fam + ": suite", Classname: fam, Status: StatusError,
-			Error: &reporters.JUnitError{Message: strings.Join(run.FailureReasons, "; "), Type: "suite",
+			Error: &reporters.JUnitError{Message: oneLine(strings.Join(run.FailureReasons, "; ")), Type: "suite",
 				Description: "Ginkgo reported the suite as failed: " + strings.Join(run.FailureReasons, "\n")},
 		})
 	}
@@ -224,4 +224,9 @@ func failureBody(doc Document, r Result) string {
 		fmt.Fprintf(&b, "\n%s", r.Timeline)
 	}
 	return b.String()
+}
+
+// oneLine joins the lines of s with spaces: a JUnit message is one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }

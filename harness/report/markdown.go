@@ -5,6 +5,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -12,7 +13,8 @@ import (
 // Caption is the direction every N×N grid is read in.
 const Caption = "GPU(row) → GPU(column)"
 
-const legendMD = "Cells: ✓ pass, ✗ fail, – skip (see the numbered reason), T timeout, E harness error, X diagonal, · not run."
+const legendMD = "Cells: ✓ pass, ✗ fail, – skip (see the numbered reason), T timeout, E harness error, X diagonal, · not run. " +
+	"A cell over several results shows the worst of them, followed by – and the reasons when some were skipped (e.g. ✓ –¹)."
 
 // Markdown renders the matrix of one host's run as GitHub-flavoured
 // Markdown (matrix.md).
@@ -27,7 +29,7 @@ func Markdown(doc Document) string {
 	writeSummaryMD(&b, doc)
 	w("## Disagreements between claims and results\n\n")
 	if len(v.disagreements) == 0 {
-		w("None: no check failed on a pair whose capabilities were claimed, and CUDA and NVML agree.\n\n")
+		w("%s\n\n", v.noDisagreements())
 	}
 	for i, d := range v.disagreements {
 		w("%d. **%s** — %s: %s\n", i+1, d.target, d.kind, mdText(d.text))
@@ -137,10 +139,15 @@ func cellMD(c *cell) string {
 		return SymNone
 	}
 	s := symbol(c.status)
-	if c.status == StatusSkip && len(c.notes) > 0 {
+	if len(c.notes) > 0 {
 		var n []string
 		for _, x := range c.notes {
 			n = append(n, superscript(x))
+		}
+		if c.status != StatusSkip {
+			// Some of the results this cell aggregates were skipped: say so,
+			// or their footnote would point at nothing.
+			s += " " + SymSkip
 		}
 		s += strings.Join(n, "˒")
 	}
@@ -174,7 +181,7 @@ func writeFamilyMD(b *strings.Builder, v *view, f *familyView) {
 		writeRowMD(b, "*all per-GPU checks*", v.gpus, f.gpus)
 		for _, c := range f.checks {
 			if c.target == TargetGPU {
-				writeRowMD(b, c.check, v.gpus, c.cells)
+				writeRowMD(b, c.rowLabel(), v.gpus, c.cells)
 			}
 		}
 		b.WriteString("\n")
@@ -266,24 +273,120 @@ func writeBandwidthMD(b *strings.Builder, v *view) {
 	if len(v.bandwidth) == 0 {
 		return
 	}
-	b.WriteString("## Bandwidth\n\n")
-	for _, g := range v.bandwidth {
-		fmt.Fprintf(b, "%s — %s — %s\n\n", g.check, g.metric, Caption)
+	b.WriteString("## Bandwidth\n\n" + bandwidthIntro + "\n\n")
+	var gpuRows []*bwSeries
+	for _, s := range v.bandwidth {
+		if !s.pair {
+			gpuRows = append(gpuRows, s)
+			continue
+		}
+		fmt.Fprintf(b, "%s — %s — %s\n\n", s.check, bwTitle(s), Caption)
 		writeGridMD(b, v.gpus, func(k tkey) string {
-			if x, ok := g.values[k]; ok {
-				return fmt.Sprintf("%.1f", x)
+			if x, _, ok := s.largest(k); ok {
+				return fmtFigure(x)
 			}
 			return SymNone
 		})
 		b.WriteString("\n")
 	}
+	if len(gpuRows) > 0 {
+		b.WriteString("Per GPU\n\n| check | figure |")
+		for _, g := range v.gpus {
+			fmt.Fprintf(b, " %s |", gpuName(g))
+		}
+		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(v.gpus)) + "\n")
+		for _, s := range gpuRows {
+			fmt.Fprintf(b, "| %s | %s |", s.check, mdText(bwTitle(s)))
+			for _, g := range v.gpus {
+				cell := SymNone
+				if x, _, ok := s.largest(tkey{g, -1}); ok {
+					cell = fmtFigure(x)
+				}
+				fmt.Fprintf(b, " %s |", cell)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	writeBySizeMD(b, v)
+}
+
+// bandwidthIntro explains the bandwidth figures to a reader who was not there.
+const bandwidthIntro = "Bandwidths are medians at the largest transfer size measured, in GB/s (10⁹ bytes/s); the latencies are medians in the unit shown. " +
+	"Copies within one GPU (`local`) count every byte twice, read and written; bidirectional figures (`bidir`, `h2d+d2h`) are the total of both directions, " +
+	"shown in the cell of the pair they ran on. Each metric's detail in conformance.json says how it was measured."
+
+// bwTitle names a series with its unit and size: "ce.uni at 1GiB (GB/s)".
+func bwTitle(s *bwSeries) string {
+	name := strings.TrimPrefix(s.base, "bandwidth_gbps.")
+	if c := s.largestCaption(); c != "" {
+		name += " " + c
+	}
+	return name + " (" + s.unit + ")"
+}
+
+// fmtFigure shows a figure with one decimal, two below 10 (a latency of
+// 1.59 µs, a fraction of 0.76).
+func fmtFigure(x float64) string {
+	if x > -10 && x < 10 {
+		return fmt.Sprintf("%.2f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}
+
+// bySizeColumns are the sizes of every series measured at more than one
+// size, smallest first.
+func bySizeColumns(v *view) []string {
+	var all []string
+	for _, s := range v.bandwidth {
+		if len(s.sizes) > 1 {
+			for _, sz := range s.sizes {
+				if !slices.Contains(all, sz) {
+					all = append(all, sz)
+				}
+			}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return sizeBytes(all[i]) < sizeBytes(all[j]) })
+	return all
+}
+
+// writeBySizeMD lists every series with more than one size, one row per
+// target, one column per size.
+func writeBySizeMD(b *strings.Builder, v *view) {
+	all := bySizeColumns(v)
+	if len(all) == 0 {
+		return
+	}
+	b.WriteString("By transfer size\n\n| check | figure | target |")
+	for _, sz := range all {
+		fmt.Fprintf(b, " %s |", sz)
+	}
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(all)) + "\n")
+	for _, s := range v.bandwidth {
+		if len(s.sizes) < 2 {
+			continue
+		}
+		for _, k := range s.targets() {
+			fmt.Fprintf(b, "| %s | %s | %s |", s.check, mdText(strings.TrimPrefix(s.base, "bandwidth_gbps.")+" ("+s.unit+")"), targetText(k))
+			for _, sz := range all {
+				cell := SymNone
+				if x, ok := s.values[k][sz]; ok {
+					cell = fmtFigure(x)
+				}
+				fmt.Fprintf(b, " %s |", cell)
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
 }
 
 func writePowerMD(b *strings.Builder, v *view) {
 	if len(v.power) == 0 {
 		return
 	}
-	b.WriteString("## Power: mutants' weak outcomes\n\n| mutant | target | gives power to | weak outcome seen | conf check here | evidence |\n|---|---|---|---|---|---|\n")
+	b.WriteString("## Power: mutants' weak outcomes\n\n| mutant | target | gives power to | weak outcome seen | conf check here (over all its mutants) | evidence |\n|---|---|---|---|---|---|\n")
 	for _, p := range v.power {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.mutant, p.target, p.conf, yesNo(p.observed), p.verdict, mdText(p.evidence))
 	}
@@ -308,7 +411,9 @@ func writeFailuresMD(b *strings.Builder, v *view) {
 		for _, r := range g.results {
 			fmt.Fprintf(b, "- %s **%s** %s: %s\n", symbol(r.Status), r.Check, r.Status, mdText(orDash(r.Reason)))
 			if r.Variant != "" {
-				fmt.Fprintf(b, "  - variant: %s\n", mdText(r.Variant))
+				// Several specs of this check ran here: name the one that
+				// failed by its text (the variant key has the GPUs cut out).
+				fmt.Fprintf(b, "  - spec: %s\n", mdText(r.Spec))
 			}
 			if r.Step != "" {
 				fmt.Fprintf(b, "  - step: %s\n", mdText(r.Step))

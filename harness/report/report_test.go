@@ -111,7 +111,7 @@ func TestConvertSuiteNodeFailureAndInterrupt(t *testing.T) {
 	if len(doc.Results) != 2 {
 		t.Fatalf("results: %+v", doc.Results)
 	}
-	setup := findResult(t, doc, "(BeforeSuite) system")
+	setup := findResult(t, doc, "ipc.(BeforeSuite) system")
 	if setup.Status != StatusFail || setup.Kind != "setup" || !strings.Contains(setup.Reason, "libcuda.so.1") {
 		t.Errorf("setup: %+v", setup)
 	}

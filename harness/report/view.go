@@ -6,7 +6,10 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -118,6 +121,20 @@ type checkView struct {
 	uniform             string // the one status of every cell, or ""
 }
 
+// rowLabel names a per-GPU check's row, with the number of specs a cell
+// stands for when the check has several on a GPU (the litmus tests), so a
+// single ✓ is not read as a single spec.
+func (c *checkView) rowLabel() string {
+	n := 0
+	for _, cl := range c.cells {
+		n = max(n, len(cl.lines))
+	}
+	if n < 2 {
+		return c.check
+	}
+	return fmt.Sprintf("%s (%d specs per GPU)", c.check, n)
+}
+
 type familyView struct {
 	name     string
 	summary  Summary
@@ -151,9 +168,46 @@ type failureGroup struct {
 	results []Result
 }
 
-type bwGrid struct {
-	check, metric string
-	values        map[tkey]float64
+// bwSeries is one measured figure of one check across targets: a metric
+// base name ("bandwidth_gbps.ce.uni") with its values per target, at every
+// size the metric names carry ("bandwidth_gbps.ce.uni.1GiB"); a metric
+// without a size suffix is a series of one size, "".
+type bwSeries struct {
+	check, base, unit string
+	pair              bool                        // pair targets (grid) or GPUs (table row)
+	values            map[tkey]map[string]float64 // target -> size label -> value
+	sizes             []string                    // size labels, smallest first
+}
+
+// largest is the value at the largest size a target has, and that size.
+func (s *bwSeries) largest(k tkey) (float64, string, bool) {
+	vals, ok := s.values[k]
+	if !ok {
+		return 0, "", false
+	}
+	for i := len(s.sizes) - 1; i >= 0; i-- {
+		if v, ok := vals[s.sizes[i]]; ok {
+			return v, s.sizes[i], true
+		}
+	}
+	return 0, "", false
+}
+
+// largestCaption names the size a grid or row shows: "at 1GiB" when every
+// target's largest size is the same, else "at each target's largest size".
+func (s *bwSeries) largestCaption() string {
+	size := ""
+	for k := range s.values {
+		_, sz, _ := s.largest(k)
+		if size != "" && sz != size {
+			return "at each target's largest size"
+		}
+		size = sz
+	}
+	if size == "" {
+		return ""
+	}
+	return "at " + size
 }
 
 // powerRow is one power entry: a mutant on a target, the conf check it
@@ -173,7 +227,7 @@ type view struct {
 	observedCells map[string]cells
 	disagreements []disagreement
 	failures      []failureGroup
-	bandwidth     []*bwGrid
+	bandwidth     []*bwSeries
 	power         []powerRow
 }
 
@@ -189,7 +243,7 @@ func newView(doc Document) *view {
 	}
 	byFamily := map[string]*familyView{}
 	byCheck := map[string]*checkView{}
-	bw := map[string]*bwGrid{}
+	bw := map[string]*bwSeries{}
 	for _, r := range doc.Results {
 		f := byFamily[r.Family]
 		if f == nil {
@@ -230,22 +284,11 @@ func newView(doc Document) *view {
 				}
 				oc.at(k).add(r, 0)
 			}
-			for name, val := range r.Metrics {
-				if val == nil || !strings.Contains(strings.ToLower(name), "gbps") {
-					continue
-				}
-				g := bw[r.Check+"\x00"+name]
-				if g == nil {
-					g = &bwGrid{check: r.Check, metric: name, values: map[tkey]float64{}}
-					bw[r.Check+"\x00"+name] = g
-					v.bandwidth = append(v.bandwidth, g)
-				}
-				g.values[k] = *val
-			}
 		} else {
 			f.hasGPUs = true
 			f.gpus.at(k).add(r, note)
 		}
+		addBandwidth(bw, &v.bandwidth, r, k)
 	}
 	for g := range seen {
 		v.gpus = append(v.gpus, g)
@@ -254,8 +297,17 @@ func newView(doc Document) *view {
 	sort.Strings(v.observed)
 	sort.Slice(v.bandwidth, func(i, j int) bool {
 		a, b := v.bandwidth[i], v.bandwidth[j]
-		return a.check < b.check || (a.check == b.check && a.metric < b.metric)
+		if a.check != b.check {
+			return a.check < b.check
+		}
+		if a.base != b.base {
+			return a.base < b.base
+		}
+		return !a.pair && b.pair
 	})
+	for _, s := range v.bandwidth {
+		sort.Slice(s.sizes, func(i, j int) bool { return sizeBytes(s.sizes[i]) < sizeBytes(s.sizes[j]) })
+	}
 	sum := Summarize(doc.Results)
 	for _, f := range v.families {
 		f.summary = sum.ByFamily[f.name]
@@ -345,4 +397,125 @@ func failureGroups(results []Result) []failureGroup {
 		groups[i].results = append(groups[i].results, r)
 	}
 	return groups
+}
+
+// sizeSuffix matches the size label that ends a per-size metric name
+// ("bandwidth_gbps.ce.uni.1GiB").
+var sizeSuffix = regexp.MustCompile(`^[0-9]+(B|KiB|MiB|GiB|TiB)$`)
+
+// sizeBytes reads a size label; 0 for "" or anything else.
+func sizeBytes(label string) uint64 {
+	m := sizeSuffix.FindStringSubmatch(label)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.ParseUint(strings.TrimSuffix(label, m[1]), 10, 64)
+	shift := map[string]uint{"B": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}[m[1]]
+	return n << shift
+}
+
+// addBandwidth files r's bandwidth metrics (names containing "gbps") and the
+// bandwidth suite's latency metrics ("latency_…", "chase_…") into their
+// series. A metric that only repeats a more specific one of the same
+// result (the headline "bandwidth_gbps" beside "bandwidth_gbps.ce.uni.1GiB")
+// is left out: two specs on one target (one-way and bidirectional) each
+// have a headline, and one grid of both would show whichever came last.
+func addBandwidth(bw map[string]*bwSeries, list *[]*bwSeries, r Result, k tkey) {
+	for name, val := range r.Metrics {
+		if val == nil || !isFigure(r, name) || strings.Contains(name, "#") {
+			continue
+		}
+		if hasMoreSpecific(r.Metrics, name) {
+			continue
+		}
+		base, size := name, ""
+		if i := strings.LastIndexByte(name, '.'); i > 0 && sizeSuffix.MatchString(name[i+1:]) {
+			base, size = name[:i], name[i+1:]
+		}
+		key := r.Check + "\x00" + base + "\x00" + fmt.Sprint(k.b >= 0)
+		s := bw[key]
+		if s == nil {
+			s = &bwSeries{check: r.Check, base: base, unit: metricUnit(r, name), pair: k.b >= 0,
+				values: map[tkey]map[string]float64{}}
+			bw[key] = s
+			*list = append(*list, s)
+		}
+		if s.values[k] == nil {
+			s.values[k] = map[string]float64{}
+		}
+		s.values[k][size] = *val
+		if !slices.Contains(s.sizes, size) {
+			s.sizes = append(s.sizes, size)
+		}
+	}
+}
+
+func isFigure(r Result, name string) bool {
+	if strings.Contains(strings.ToLower(name), "gbps") {
+		return true
+	}
+	return r.Family == "bandwidth" && (strings.HasPrefix(name, "latency_") || strings.HasPrefix(name, "chase_"))
+}
+
+// hasMoreSpecific reports a headline metric beside per-size ones that
+// start with its name ("bandwidth_gbps" and "bandwidth_gbps.ce.uni.1GiB").
+func hasMoreSpecific(metrics map[string]*float64, name string) bool {
+	for other, v := range metrics {
+		if v != nil && strings.HasPrefix(other, name+".") && sizeSuffix.MatchString(other[strings.LastIndexByte(other, '.')+1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// metricUnit is the unit the spec's entry gave the metric; GB/s if none.
+func metricUnit(r Result, name string) string {
+	for _, e := range r.Entries {
+		if e.Kind == KindMetric && e.Name == name && e.Unit != "" {
+			return e.Unit
+		}
+	}
+	return "GB/s"
+}
+
+// noDisagreements is what the Disagreements section says when it lists
+// nothing: with no GPU pair in the run there was nothing to compare, which
+// is not the same as agreement.
+func (v *view) noDisagreements() string {
+	if len(v.pairs) == 0 && !v.hasPairResults() {
+		return fmt.Sprintf("None to look for: the run had no GPU pair (%s), so no peer capability was claimed or checked.", plural(len(v.gpus), "GPU"))
+	}
+	return "None: no check failed on a pair whose capabilities were claimed, and CUDA and NVML agree."
+}
+
+func (v *view) hasPairResults() bool {
+	for _, f := range v.families {
+		if f.hasPairs {
+			return true
+		}
+	}
+	return false
+}
+
+// targets are the series' targets, in GPU then pair order.
+func (s *bwSeries) targets() []tkey {
+	ks := make([]tkey, 0, len(s.values))
+	for k := range s.values {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].a != ks[j].a {
+			return ks[i].a < ks[j].a
+		}
+		return ks[i].b < ks[j].b
+	})
+	return ks
+}
+
+// targetText names a target: "GPU0" or "GPU0→GPU1".
+func targetText(k tkey) string {
+	if k.b < 0 {
+		return gpuName(k.a)
+	}
+	return gpuName(k.a) + "→" + gpuName(k.b)
 }

@@ -39,7 +39,8 @@ func (s P2PStatus) OK() bool { return s == P2PStatus(nvml.P2P_STATUS_OK) }
 func (s P2PStatus) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Level is an nvmlGpuTopologyLevel_t value: the closest common ancestor of
-// two GPUs on the PCIe/CPU path. NVLink does not change it.
+// two GPUs on the PCIe/CPU path. NVLink is reported separately (the NVLINK
+// P2P status and the NVLink calls), not by this level.
 type Level nvml.GpuTopologyLevel
 
 // String uses the abbreviations of `nvidia-smi topo -m` (PIX, PXB, PHB, NODE,

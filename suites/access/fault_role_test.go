@@ -15,7 +15,6 @@ import (
 	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
-	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // The probe role runs, in its own process, a kernel on one GPU that reads
@@ -46,24 +45,28 @@ type probeReq struct {
 
 // probeRep is what the probe saw.
 type probeRep struct {
-	// Before is what the read before the disable returned ("" when Before
+	// Before is what the read before the disable found (nil when Before
 	// was not asked).
-	Before string `json:"before,omitempty"`
+	Before *harness.Verdict `json:"before,omitempty"`
 	// Code is the CUDA result of the probe (0: the kernel completed) and
 	// Error its text.
 	Code  int32  `json:"code"`
 	Error string `json:"error,omitempty"`
 	// Data is what a completed probe read, compared with the pattern.
-	Data string `json:"data,omitempty"`
+	Data harness.Verdict `json:"data"`
 }
 
 func (r probeRep) String() string {
 	if r.Code != 0 {
 		return "the kernel failed: " + r.Error
 	}
-	return "the kernel completed and read: " + r.Data
+	return "the kernel completed and read: " + r.Data.String()
 }
 
+// runPeerProbe reads with kernels.Verify, whose loads are the access under
+// test, on a stream of the accessor; the fill runs on a stream of the owner.
+// Nothing is released: the probe is expected to poison the accessor's
+// context, and the process exits right after the role.
 func runPeerProbe(ctx context.Context, c *harness.HelperConn) error {
 	var req probeReq
 	if err := c.Recv(&req); err != nil {
@@ -80,25 +83,16 @@ func runPeerProbe(ctx context.Context, c *harness.HelperConn) error {
 	if err != nil {
 		return fmt.Errorf("alloc on GPU%d: %w", own, err)
 	}
-	if err := launchWait(ctx, b, own, kernels.Fill, n, uint64(buf), n, uint64(req.Seed)); err != nil {
+	wo, err := harness.NewGPUWork(b, own)
+	if err != nil {
+		return err
+	}
+	if err := wo.Fill(ctx, buf, n, req.Seed); err != nil {
 		return fmt.Errorf("fill on GPU%d: %w", own, err)
 	}
-	local, err := b.Alloc(acc, 4*n)
+	wa, err := harness.NewGPUWork(b, acc)
 	if err != nil {
-		return fmt.Errorf("alloc on GPU%d: %w", acc, err)
-	}
-	read := func() (string, error) {
-		if err := b.Memset32(acc, local, harness.Poison, n); err != nil {
-			return "", fmt.Errorf("memset on GPU%d: %w", acc, err)
-		}
-		if err := launchWait(ctx, b, acc, kernels.Transform, n, uint64(local), uint64(buf), n, 0); err != nil {
-			return "", err
-		}
-		got := make([]byte, 4*n)
-		if err := b.CopyFromDevice(acc, got, local); err != nil {
-			return "", fmt.Errorf("copy back on GPU%d: %w", acc, err)
-		}
-		return harness.Compare(kernels.Pattern(req.Seed, req.Words), harness.BytesToWords(got)).String(), nil
+		return err
 	}
 	for _, e := range req.Enable {
 		c.Step(fmt.Sprintf("enable peer access GPU%d→GPU%d", e[0], e[1]))
@@ -109,9 +103,11 @@ func runPeerProbe(ctx context.Context, c *harness.HelperConn) error {
 	var rep probeRep
 	if req.Before {
 		c.Step(fmt.Sprintf("kernel on GPU%d reads GPU%d's memory before the disable", acc, own))
-		if rep.Before, err = read(); err != nil {
+		v, err := wa.Verify(ctx, buf, n, req.Seed)
+		if err != nil {
 			return fmt.Errorf("kernel on GPU%d reading GPU%d's memory with peer access enabled: %w", acc, own, err)
 		}
+		rep.Before = &v
 	}
 	for _, d := range req.Disable {
 		c.Step(fmt.Sprintf("disable peer access GPU%d→GPU%d", d[0], d[1]))
@@ -120,27 +116,14 @@ func runPeerProbe(ctx context.Context, c *harness.HelperConn) error {
 		}
 	}
 	c.Step(fmt.Sprintf("probe: kernel on GPU%d reads GPU%d's memory", acc, own))
-	rep.Data, err = read()
-	if err != nil {
+	if rep.Data, err = wa.Verify(ctx, buf, n, req.Seed); err != nil {
 		code, ok := cuerr.Code(err)
 		if !ok || errors.Is(err, harness.ErrTimeout) {
 			return fmt.Errorf("the probe neither completed nor faulted: %w", err)
 		}
-		rep.Code, rep.Error, rep.Data = int32(code), err.Error(), ""
+		rep.Code, rep.Error, rep.Data = int32(code), err.Error(), harness.Verdict{}
 	}
 	return c.Send(rep)
-}
-
-// launchWait runs k on a new stream of d and polls it to completion.
-func launchWait(ctx context.Context, b backend.Backend, d backend.Device, k *kernels.Kernel, n uint64, args ...uint64) error {
-	s, err := b.NewStream(d)
-	if err != nil {
-		return err
-	}
-	if err := b.Launch(s, k, harness.LaunchShape(n), args...); err != nil {
-		return err
-	}
-	return harness.WaitStream(ctx, b, s, fmt.Sprintf("kernel %s on GPU%d", k.Entry, d))
 }
 
 // probe runs the probe role for this spec and returns its report. A helper
@@ -150,9 +133,7 @@ func probe(ctx context.Context, h *harness.Harness, req probeReq) probeRep {
 	hp := h.StartHelper(ctx, probeRole, harness.HelperOptions{Deadline: helperDeadline})
 	harness.ExpectNoError(hp.Send(req), "send the request to helper %s", probeRole)
 	var rep probeRep
-	if err := hp.Recv(&rep); err != nil {
-		Fail(fmt.Sprintf("helper %s sent no report: %v; %v", probeRole, err, hp.Wait(ctx)))
-	}
+	h.RecvFromHelper(ctx, hp, &rep, "the report of helper %s", probeRole)
 	harness.ExpectNoError(hp.Wait(ctx), "helper %s", probeRole)
 	return rep
 }

@@ -72,8 +72,8 @@ var _ = Describe("access:", func() {
 			MUST each report their own owner (one address space, separate
 			memories).
 			Source: CUDA Driver API cuPointerGetAttribute (DEVICE_ORDINAL: "the
-			device ordinal ... the memory was allocated or registered" against),
-			Unified Addressing.
+			device ordinal of the device against which the memory was allocated
+			or registered"), Unified Addressing.
 			Applies to: every GPU; the cross-GPU part where the run has 2+ GPUs.
 		*/
 		It(fmt.Sprintf("pointers queried on %s name their owner: %s's allocations, pinned host memory and every other GPU's allocations", g, g),

@@ -101,20 +101,6 @@ func remoteRoundTrip(ctx context.Context, h *harness.Harness, p harness.Pair, bu
 	expectSame(want, got, "words a kernel on %s wrote into %s, read on %s", p.A, what, p.B)
 }
 
-// expectHealthy checks, after a helper's fault, that this process's
-// contexts on gpus still work: a kernel runs and a copy returns its data.
-func expectHealthy(ctx context.Context, h *harness.Harness, gpus ...harness.GPU) {
-	GinkgoHelper()
-	for _, g := range gpus {
-		By(fmt.Sprintf("checking this process's context on %s is still healthy", g))
-		const n = 1024
-		p := h.Alloc(g, words32(n))
-		want := fillPattern(ctx, h, g, p, n, seed32("healthy", g), fmt.Sprintf("health check on %s after the helper's fault", g))
-		run(ctx, h, g, kernels.Empty, 1, fmt.Sprintf("empty kernel on %s after the helper's fault", g))
-		expectSame(want, h.Download(g, p, n), "health check on %s: a kernel's words copied back", g)
-	}
-}
-
 // peerGrant is peer access enabled by a spec that also disables it itself;
 // what is still enabled at the end is disabled after the spec.
 type peerGrant struct {

@@ -5,15 +5,20 @@ package atomics_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+
+	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // outcome is what a contention run left: the final value of every word and
-// the value every op number k got back.
+// the value every op number k got back, and per GPU the CAS loops that gave
+// up (status[1]; each recorded kernels.CASGaveUp and applied nothing).
 type outcome struct {
-	finals []uint64
-	olds   []uint64 // indexed by k
+	finals    []uint64
+	olds      []uint64 // indexed by k
+	casGaveUp map[string]uint32
 }
 
 // verdict lists what the oracle found wrong; bad counts the wrong words and
@@ -38,9 +43,16 @@ func (v verdict) String() string {
 	return fmt.Sprintf("%d wrong words or returned values: %s", v.bad, strings.Join(v.problems, "; "))
 }
 
-// check compares a run with the plan, word by word.
+// check compares a run with the plan, word by word. CAS loops that gave up
+// show as wrong words and returned values; they are named first, since a
+// loop starved past its attempt cap is not a lost update.
 func (p plan) check(o outcome) verdict {
 	var v verdict
+	for _, g := range slices.Sorted(maps.Keys(o.casGaveUp)) {
+		if n := o.casGaveUp[g]; n > 0 {
+			v.problems = append(v.problems, fmt.Sprintf("%d CAS loops on %s gave up at the kernel's attempt cap (returned 0x%x)", n, g, uint64(kernels.CASGaveUp)))
+		}
+	}
 	for w := uint64(0); w < p.nwords; w++ {
 		var ks []uint64
 		for k := w; k < p.total; k += p.nwords {

@@ -114,7 +114,7 @@ func (c contention) run(ctx context.Context, h *harness.Harness) (plan, outcome,
 		ls = append(ls, l)
 		tbase += s.threads()
 	}
-	o := outcome{olds: make([]uint64, p.total)}
+	o := outcome{olds: make([]uint64, p.total), casGaveUp: map[string]uint32{}}
 	start := time.Now()
 	open()
 	if c.host != nil {
@@ -129,6 +129,7 @@ func (c contention) run(ctx context.Context, h *harness.Harness) (plan, outcome,
 		st := h.Download(l.s.g, l.status, 3)
 		Expect(st[0]).To(BeZero(), "%s: %d CTAs gave up waiting %s for the start gate", l.s.g, st[0], gateTimeout)
 		Expect(st[2]).To(BeZero(), "%s: the kernel did not know operation %d (%s)", l.s.g, c.op.Sel, c.op.Name)
+		o.casGaveUp[l.s.g.String()] = st[1]
 		raw := h.Download(l.s.g, l.old, int(2*l.s.threads()*iters))
 		for i := uint32(0); i < iters; i++ {
 			for tl := uint32(0); tl < l.s.threads(); tl++ {

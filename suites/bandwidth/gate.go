@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -143,9 +145,20 @@ func ParseBaseline(data []byte, path string) (*Baseline, error) {
 	return b, nil
 }
 
+// minimumMetric is the shape of a figure's name, "bandwidth_gbps.ce.uni.1GiB":
+// a minimum naming anything else could never apply and would gate nothing.
+var minimumMetric = regexp.MustCompile(`^` + regexp.QuoteMeta(MetricPrefix) + `(ce|sm)\.[a-z0-9+-]+\.([0-9]+(B|KiB|MiB|GiB))$`)
+
+// minimumTarget is gpu:N or pair:A-B, as the labels write them.
+var minimumTarget = regexp.MustCompile(`^(gpu:[0-9]+|pair:[0-9]+-[0-9]+)$`)
+
 func (m Minimum) validate() error {
-	if !strings.HasPrefix(m.Metric, MetricPrefix) {
-		return fmt.Errorf("metric %q does not start with %q", m.Metric, MetricPrefix)
+	sm := minimumMetric.FindStringSubmatch(m.Metric)
+	if sm == nil {
+		return fmt.Errorf("metric %q: want %s<method>.<direction>.<size>, e.g. %sce.uni.1GiB", m.Metric, MetricPrefix, MetricPrefix)
+	}
+	if n, err := ParseSize(sm[2]); err != nil || SizeLabel(n) != sm[2] || !slices.Contains(Sizes(n), n) {
+		return fmt.Errorf("metric %q: %s is not a size the suite measures (4KiB, 16KiB, … 1GiB)", m.Metric, sm[2])
 	}
 	if m.GBps <= 0 || math.IsInf(m.GBps, 0) || math.IsNaN(m.GBps) {
 		return fmt.Errorf("gbps %v: want a positive number", m.GBps)
@@ -153,7 +166,7 @@ func (m Minimum) validate() error {
 	a := m.AppliesTo
 	switch {
 	case a == "gpu", a == "pair", a == "nvlink", a == "pcie", a == "none", a == "unknown":
-	case strings.HasPrefix(a, "gpu:") && len(a) > 4, strings.HasPrefix(a, "pair:") && strings.Contains(a, "-"):
+	case minimumTarget.MatchString(a):
 	default:
 		return fmt.Errorf(`applies_to %q: want gpu, gpu:N, pair, pair:A-B, nvlink, pcie, none or unknown`, a)
 	}

@@ -112,6 +112,13 @@ func TestUnitParseBaselineErrors(t *testing.T) {
 		"bad applies_to":       `{"minimums": [{"applies_to": "nvlink4", "metric": "bandwidth_gbps.ce.uni.1GiB", "gbps": 1}]}`,
 		"bad metric":           `{"minimums": [{"applies_to": "gpu", "metric": "ce.uni.1GiB", "gbps": 1}]}`,
 		"non-positive minimum": `{"minimums": [{"applies_to": "gpu", "metric": "bandwidth_gbps.ce.h2d.1GiB", "gbps": 0}]}`,
+		// Minimums that could never apply would gate nothing, silently.
+		"size in decimal units":  `{"minimums": [{"applies_to": "nvlink", "metric": "bandwidth_gbps.ce.uni.1GB", "gbps": 1}]}`,
+		"size not measured":      `{"minimums": [{"applies_to": "nvlink", "metric": "bandwidth_gbps.ce.uni.8KiB", "gbps": 1}]}`,
+		"size missing":           `{"minimums": [{"applies_to": "nvlink", "metric": "bandwidth_gbps.ce.uni", "gbps": 1}]}`,
+		"unknown method":         `{"minimums": [{"applies_to": "nvlink", "metric": "bandwidth_gbps.dma.uni.1GiB", "gbps": 1}]}`,
+		"gpu target not numeric": `{"minimums": [{"applies_to": "gpu:first", "metric": "bandwidth_gbps.ce.h2d.1GiB", "gbps": 1}]}`,
+		"pair target malformed":  `{"minimums": [{"applies_to": "pair:0-", "metric": "bandwidth_gbps.ce.uni.1GiB", "gbps": 1}]}`,
 	} {
 		if _, err := ParseBaseline([]byte(doc), "x.json"); err == nil {
 			t.Errorf("%s: accepted %s", name, doc)

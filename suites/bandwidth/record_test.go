@@ -105,6 +105,7 @@ func (b *bench) gate(figs []Figure) {
 	if cfg.Baseline == nil {
 		return
 	}
+	By(fmt.Sprintf("comparing the figures of %s with the baseline %s", b.what, cfg.BaselinePath))
 	failed, ungated := cfg.Baseline.JudgeAll(figs, cfg.Tolerance)
 	if len(ungated) == len(figs) {
 		harness.Finding("bandwidth.baseline-uncovered", len(ungated),
@@ -114,5 +115,11 @@ func (b *bench) gate(figs []Figure) {
 	for _, v := range failed {
 		msgs = append(msgs, v.String())
 	}
-	Expect(msgs).To(BeEmpty(), "%s fell below the baseline (%s)", b.what, b.s.targetName)
+	if len(msgs) == 0 {
+		return
+	}
+	// The first line is what JUnit and the matrix show: it names the
+	// first figure; the list below it has them all.
+	Expect(msgs).To(BeEmpty(), "%s fell below the baseline on %s in %d figure(s), first %s",
+		b.what, b.s.targetName, len(msgs), msgs[0])
 }

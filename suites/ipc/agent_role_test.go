@@ -141,8 +141,9 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 		a.opened = 0
 		return rep, a.b.IPCCloseMemHandle(a.dev, p)
 	case opProbe:
-		// The attribute is read before this process allocates anything, so
-		// none of its own allocations can sit at the address.
+		// The attribute is read before the probe's kernel allocates anything
+		// (its stream and result buffer, on a first kernel), so no allocation
+		// made for the probe can sit at the address.
 		var aerr error
 		rep.Attr, aerr = a.b.PointerAttribute(a.dev, backend.PointerDeviceOrdinal, backend.DevicePtr(cmd.Ptr))
 		rep.AttrCode = codeOf(aerr)

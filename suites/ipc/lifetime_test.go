@@ -114,7 +114,7 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 				By("letting the exporter exit without freeing, then reading and closing in the importer")
 				exp.exit(ctx, h, true)
 				rep = imp.do(agentCmd{Op: opVerify, Size: ipcBytes, Seed: seed})
-				harness.Finding("importer's kernel read after the exporter exited", cuerr.Result(rep.Code).Error(), rep.Verdict.String())
+				harness.Finding("importer's kernel read after the exporter exited", cuerr.Result(rep.Code).Error(), outcome(rep))
 				if rep.Code == 0 {
 					rep = imp.do(agentCmd{Op: opClose})
 					harness.Finding("cuIpcCloseMemHandle after the exporter exited", cuerr.Result(rep.Code).Error(), g.String())
@@ -131,4 +131,13 @@ func countFDs() int {
 		return -1
 	}
 	return len(ents)
+}
+
+// outcome is what a kernel command found: the error when the kernel failed
+// (its verdict is then empty), the verdict otherwise.
+func outcome(rep agentReply) string {
+	if rep.Code != 0 {
+		return rep.Error
+	}
+	return rep.Verdict.String()
 }

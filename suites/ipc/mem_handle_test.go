@@ -70,7 +70,8 @@ var _ = Describe("ipc: memory handles", func() {
 			Requirement: a process given only the exporter's pointer value MUST
 			NOT be able to use it: cuPointerGetAttribute rejects it and a kernel
 			dereferencing it does not read the exporter's data. A corrupted or
-			truncated handle MUST fail to open.
+			truncated handle MUST fail to open. The exporter's context stays
+			healthy and its data intact.
 			Source: CUDA Driver API cuIpcOpenMemHandle (memory of another process
 			is reached only through an opened handle); observed on H200:
 			cuPointerGetAttribute 1 INVALID_VALUE, kernel 700 ILLEGAL_ADDRESS.
@@ -93,14 +94,17 @@ var _ = Describe("ipc: memory handles", func() {
 					hnd  []byte
 				}{{"corrupted handle", corrupted[:]}, {"truncated handle", e.handle[:16]}} {
 					rep := imp.do(agentCmd{Op: opOpen, Handle: bad.hnd})
-					Expect(rep.Code).NotTo(BeZero(), "cuIpcOpenMemHandle of a %s on %s returned pointer 0x%x", bad.what, g, rep.Ptr)
 					harness.Finding("cuIpcOpenMemHandle("+bad.what+")", cuerr.Result(rep.Code).Error(), g.String())
+					Expect(rep.Code).NotTo(BeZero(), "cuIpcOpenMemHandle of a %s on %s returned pointer 0x%x", bad.what, g, rep.Ptr)
 				}
 
 				By(fmt.Sprintf("giving the importer only the pointer value 0x%x", uint64(e.ptr)))
 				rep := imp.do(agentCmd{Op: opProbe, Ptr: uint64(e.ptr), Size: ipcBytes, Seed: seed})
 				expectUnusable(rep, fmt.Sprintf("the exporter's bare pointer 0x%x in another process on %s", uint64(e.ptr), g))
 				imp.exit(ctx, h, false)
+
+				By("checking the exporter after the importer's probe: its context works and its data is intact")
+				e.expectWords(ctx, seed, "the exporter's data after the importer's probe")
 			}, SpecTimeout(time.Minute))
 
 		/*
@@ -123,9 +127,9 @@ var _ = Describe("ipc: memory handles", func() {
 				if err == nil {
 					DeferCleanup(h.B().IPCCloseMemHandle, g.Ordinal, ptr)
 				}
+				harness.Finding("cuIpcOpenMemHandle in the exporting process", harness.CodeOf(err), g.String())
 				Expect(err).To(harness.BeCUDAError(), "cuIpcOpenMemHandle in the exporting process on %s returned 0x%x", g, uint64(ptr))
 				Expect(uint64(ptr)).To(BeZero(), "pointer returned by the refused cuIpcOpenMemHandle on %s", g)
-				harness.Finding("cuIpcOpenMemHandle in the exporting process", harness.CodeOf(err), g.String())
 			}, SpecTimeout(time.Minute))
 	}
 })

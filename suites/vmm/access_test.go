@@ -30,7 +30,8 @@ var _ = Describe("vmm: access to a mapping", func() {
 			ID: vmm.no-access-until-set
 			Requirement: after cuMemMap and before cuMemSetAccess, cuMemGetAccess
 			MUST report PROT_NONE for the mapping device and a kernel touching
-			the range MUST NOT succeed.
+			the range MUST NOT succeed (in a helper process; this process's
+			context stays healthy).
 			Source: CUDA Driver API cuMemMap ("the memory ... is not accessible
 			until cuMemSetAccess"); observed on H200: 0, then 700 ILLEGAL_ADDRESS.
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
@@ -44,13 +45,15 @@ var _ = Describe("vmm: access to a mapping", func() {
 				Expect(res).NotTo(BeEmpty(), "probe results from the helper on %s", g)
 				Expect(res[0].Access).To(Equal(backend.ProtNone), "cuMemGetAccess(%s) after cuMemMap, before cuMemSetAccess", g)
 				expectFault(res, 0, fmt.Sprintf("kernel on %s reading a mapping without access", g))
+				h.ExpectHealthy(ctx, g)
 			}, SpecTimeout(time.Minute))
 
 		/*
 			ID: vmm.read-only-access
 			Requirement: with PROT_READ granted to a device, cuMemGetAccess MUST
 			report PROT_READ, its kernel MUST read the data correctly and a
-			kernel store MUST NOT succeed.
+			kernel store MUST NOT succeed (in a helper process; this process's
+			context stays healthy).
 			Source: CUDA Driver API CUmemAccess_flags (PROT_READ: "read-only
 			access"); observed on H200: store → 700.
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
@@ -63,6 +66,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 					Fill: 0, Seed: uint32(harness.Seed("vmm.read-only-access", g)),
 					Probes: []probeReq{{Range: 1, Device: int(g.Ordinal)}, {Range: 1, Device: int(g.Ordinal), Store: true}}})
 				expectReadOnly(res, fmt.Sprintf("%s on a PROT_READ mapping of its own memory", g))
+				h.ExpectHealthy(ctx, g)
 			}, SpecTimeout(time.Minute))
 
 		/*
@@ -70,7 +74,8 @@ var _ = Describe("vmm: access to a mapping", func() {
 			Requirement: when one physical allocation is mapped at two address
 			ranges and access is set on one, the other MUST stay inaccessible:
 			cuMemGetAccess reports PROT_NONE there and a kernel touching it does
-			not succeed, while the first range is readable.
+			not succeed (in a helper process; this process's context stays
+			healthy), while the first range is readable.
 			Source: CUDA Driver API cuMemSetAccess (access is set "for the given
 			virtual address range").
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
@@ -87,6 +92,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 				Expect(res[0].Verdict.Mismatches).To(BeZero(), "data read on %s through the range with access: %s", g, res[0].Verdict)
 				Expect(res[1].Access).To(Equal(backend.ProtNone), "cuMemGetAccess(%s) on the second range", g)
 				expectFault(res, 1, fmt.Sprintf("kernel on %s reading the second mapping, which has no access", g))
+				h.ExpectHealthy(ctx, g)
 			}, SpecTimeout(time.Minute))
 	}
 
@@ -94,7 +100,8 @@ var _ = Describe("vmm: access to a mapping", func() {
 		/*
 			ID: vmm.read-only-access
 			Requirement: as above, with the physical memory on A and PROT_READ
-			granted to B: B's kernel MUST read correctly and MUST NOT store.
+			granted to B: B's kernel MUST read correctly and MUST NOT store; this
+			process's contexts on A and B stay healthy.
 			Source: CUDA Driver API CUmemAccess_flags.
 			Applies to: pairs where cuDeviceCanAccessPeer(B, A)=1.
 		*/
@@ -107,6 +114,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 					Fill: 0, Seed: uint32(harness.Seed("vmm.read-only-access", p.ID())),
 					Probes: []probeReq{{Range: 0, Device: int(p.B.Ordinal)}, {Range: 0, Device: int(p.B.Ordinal), Store: true}}})
 				expectReadOnly(res, fmt.Sprintf("%s on %s's memory mapped PROT_READ for it", p.B, p.A))
+				h.ExpectHealthy(ctx, p.A, p.B)
 			}, SpecTimeout(time.Minute))
 	}
 })

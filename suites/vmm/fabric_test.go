@@ -53,7 +53,11 @@ var _ = Describe("vmm: FABRIC handles", func() {
 				harness.Finding("cuMemImportFromShareableHandle(FABRIC)", cuerr.Result(rep.Code).Error(), g.String()+": "+rep.Error)
 				if rep.Code == 0 {
 					rep = imp.do(importCmd{Op: opVerify, Device: int(g.Ordinal), Seed: seed})
-					harness.Finding("importer's kernel read", cuerr.Result(rep.Code).Error(), rep.Verdict.String())
+					read := rep.Verdict.String()
+					if rep.Code != 0 { // the verdict is empty when the kernel failed
+						read = rep.Error
+					}
+					harness.Finding("importer's kernel read", cuerr.Result(rep.Code).Error(), read)
 				}
 				imp.exit(ctx, h)
 			}, SpecTimeout(time.Minute))

@@ -180,7 +180,7 @@ func runProbes(ctx context.Context, h *harness.Harness, req faultReq) []probeRes
 	hp := h.StartHelper(ctx, faultRole, harness.HelperOptions{Deadline: 30 * time.Second})
 	harness.ExpectNoError(hp.Send(req), "send the request to helper %s", hp.Role)
 	var results []probeResult
-	harness.ExpectNoError(hp.Recv(&results), "receive the probe results from helper %s", hp.Role)
+	h.RecvFromHelper(ctx, hp, &results, "the probe results of helper %s", hp.Role)
 	harness.ExpectNoError(h.WaitHelper(ctx, hp), "helper %s", hp.Role)
 	return results
 }
@@ -192,8 +192,8 @@ func expectFault(results []probeResult, i int, what string) {
 	if len(results) <= i {
 		Fail(fmt.Sprintf("%s: the helper ran %d probes, not %d", what, len(results), i+1))
 	}
+	harness.Finding("fault code", cuerr.Result(results[i].Code).Error(), what)
 	if results[i].Code == 0 {
 		Fail(fmt.Sprintf("%s: the kernel completed (%s); it must not succeed", what, results[i]))
 	}
-	harness.Finding("fault code", cuerr.Result(results[i].Code).Error(), what)
 }

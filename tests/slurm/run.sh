@@ -26,7 +26,8 @@
 #      command, and the diff reports the regression on sim2.
 #
 # Every wait is bounded (P2PCONF_SLURM_TIMEOUT seconds per run, default 600);
-# every daemon started here is stopped on exit; a daemon that does not come
+# every daemon started here is stopped on exit, SIGTERM and SIGINT included
+# (the test's own jobs are cancelled first); a daemon that does not come
 # up fails the test with its log. P2PCONF_SLURM_KEEP=1 keeps the work folder.
 #
 # Exit status: 0 when every check passed, 1 on a failure, 2 when the
@@ -78,13 +79,26 @@ if [ "${1:-}" != --cluster ]; then
 	tar -xzf "$tarball" -C "$work/shared" || { log "cannot unpack $tarball"; exit 2; }
 	mv "$work"/shared/p2pconf-*-linux-amd64 "$work/shared/bundle"
 	cp "$tarball" "$work/shared/bundle.tar.gz"
+	# The cluster phase runs in the background so that a SIGTERM or SIGINT
+	# sent to this script (a CI timeout, ^C) reaches it: bash runs no trap
+	# while a foreground child runs, and would leave the daemons running.
 	if unshare --net true 2>/dev/null; then
-		unshare --net bash "$self" --cluster "$work" netns
+		unshare --net bash "$self" --cluster "$work" netns &
 	else
 		log "unshare --net is not permitted here; running on this namespace's loopback"
-		bash "$self" --cluster "$work"
+		bash "$self" --cluster "$work" &
 	fi
-	exit $?
+	cluster=$!
+	trap 'kill -TERM "$cluster" 2>/dev/null || true' TERM INT
+	rc=0
+	wait "$cluster" || rc=$?
+	# A trapped signal ends the wait early: wait again while the cluster
+	# phase stops its daemons.
+	while kill -0 "$cluster" 2>/dev/null; do
+		rc=0
+		wait "$cluster" || rc=$?
+	done
+	exit $rc
 fi
 
 # ---- phase 2: the cluster, on loopback only ----
@@ -124,6 +138,10 @@ cleanup() {
 	exit $rc
 }
 trap cleanup EXIT
+# bash runs the EXIT trap on SIGINT but not on SIGTERM: turn both into an
+# exit so the daemons are always stopped.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # started NAME LOG: records the daemon just started in the background.
 started() {

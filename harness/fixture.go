@@ -20,8 +20,8 @@ import (
 
 // Harness is the per-spec fixture. Create it once inside a Describe with
 // New; in each spec it hands out GPU resources and releases every one of
-// them after the spec (DeferCleanup, last acquired first, each release after
-// the spec's streams are drained), then checks that the process holds no
+// them after the spec (DeferCleanup, last acquired first, after the spec's
+// streams are drained by an AfterEach), then checks that the process holds no
 // more file descriptors than before the spec.
 type Harness struct {
 	b       backend.Backend
@@ -57,7 +57,6 @@ func (h *Harness) Alloc(g GPU, bytes uint64) backend.DevicePtr {
 	p, err := h.b.Alloc(g.Ordinal, bytes)
 	ExpectNoError(err, "allocate %d bytes on %s", bytes, g)
 	DeferCleanup(func() error {
-		h.drain()
 		return wrapf(h.b.Free(g.Ordinal, p), "free %d bytes at 0x%x on %s", bytes, uint64(p), g)
 	})
 	return p
@@ -69,7 +68,6 @@ func (h *Harness) HostAlloc(g GPU, bytes uint64, flags backend.HostAllocFlags) *
 	hb, err := h.b.HostAlloc(g.Ordinal, bytes, flags)
 	ExpectNoError(err, "allocate %d bytes of pinned host memory (flags 0x%x) with %s", bytes, uint32(flags), g)
 	DeferCleanup(func() error {
-		h.drain()
 		return wrapf(h.b.HostFree(g.Ordinal, hb), "free pinned host memory with %s", g)
 	})
 	return hb
@@ -82,7 +80,6 @@ func (h *Harness) Stream(g GPU) backend.Stream {
 	ExpectNoError(err, "create a stream on %s", g)
 	h.streams = append(h.streams, s)
 	DeferCleanup(func() error {
-		h.drain()
 		return wrapf(h.b.DestroyStream(s), "destroy a stream of %s", g)
 	})
 	return s

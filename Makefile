@@ -6,7 +6,8 @@
 # make list         every spec with its labels (no GPU needed)
 # make mutation     inject each fake driver defect and show which specs catch it
 # make dist         tarball of precompiled suites for GPU nodes without Go
-# make check        gofmt and go vet
+# make sanitize     the suites under compute-sanitizer on this machine's GPUs
+# make check        gofmt, go vet, golangci-lint and go mod tidy -diff
 
 SHELL := /bin/bash
 GO ?= go
@@ -21,7 +22,7 @@ REPORTS := reports/$(RUN)
 CONFORMANCE_FLAGS ?= --fail-on-pending --fail-on-empty --keep-going --trace --poll-progress-after=60s --timeout=2h
 LABEL_FILTER ?=
 
-.PHONY: test unit fake-suites slurm conformance list mutation dist check
+.PHONY: test unit fake-suites slurm conformance list mutation dist sanitize check
 
 test: check unit fake-suites slurm
 
@@ -56,6 +57,17 @@ mutation:
 
 dist:
 	bash dist/build.sh
+
+# The suites under compute-sanitizer (memcheck, synccheck, racecheck), from
+# the same precompiled binaries as the dist tarball; dist/sanitize.sh says
+# what runs and which intended errors are allowed. Needs a GPU and the CUDA
+# toolkit's compute-sanitizer; logs go to sanitize/ in the unpacked tree.
+SANITIZE_DIR ?= $(CURDIR)/dist/out/sanitize
+sanitize:
+	rm -rf $(SANITIZE_DIR) && mkdir -p $(SANITIZE_DIR)
+	DIST_OUT=$(SANITIZE_DIR) VERSION=sanitize bash dist/build.sh >/dev/null
+	tar -xzf $(SANITIZE_DIR)/p2pconf-sanitize-linux-amd64.tar.gz -C $(SANITIZE_DIR)
+	$(SANITIZE_DIR)/p2pconf-sanitize-linux-amd64/sanitize.sh
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \

@@ -17,6 +17,9 @@
 #
 # Layout of the tarball (one top folder, p2pconf-<version>-linux-amd64/):
 #   run.sh                 runs every suite and renders the report
+#   sanitize.sh            runs the suites under compute-sanitizer (needs the
+#                          CUDA toolkit's compute-sanitizer on the node), with
+#                          sanitize-allow.txt, the intended API errors
 #   bin/p2pconf            topo, report, diff, version
 #   suites/<s>/<s>.test    one binary per suite package, in a folder that
 #                          mirrors the package path, with the package's
@@ -89,6 +92,8 @@ done < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}
 [ "$n" -gt 0 ] || { echo "build.sh: no suite packages with tests in ${pkgs[*]}" >&2; exit 1; }
 
 install -m 0755 dist/run.sh "$stage/run.sh"
+install -m 0755 dist/sanitize.sh "$stage/sanitize.sh"
+install -m 0644 dist/sanitize-allow.txt "$stage/sanitize-allow.txt"
 cp reports/README.md "$stage/README.md"
 cp LICENSE "$stage/LICENSE"
 echo "$version $commit" >"$stage/VERSION"

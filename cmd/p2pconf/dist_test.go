@@ -41,6 +41,8 @@ func TestDistTarball(t *testing.T) {
 	suite := top + "/cmd/p2pconf/testdata/distsuite/"
 	for name, mode := range map[string]os.FileMode{
 		top + "/run.sh":               0o755,
+		top + "/sanitize.sh":          0o755,
+		top + "/sanitize-allow.txt":   0o644,
 		top + "/bin/p2pconf":          0o755,
 		top + "/suites.txt":           0o644,
 		top + "/VERSION":              0o644,

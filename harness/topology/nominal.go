@@ -76,11 +76,11 @@ type GPURef struct {
 //
 //   - the active NVLinks of a whose far end is b's PCI address;
 //   - else, where a's links end at NVSwitches and NVML's NVLINK P2P status
-//     of a→b is OK, the smaller of a's and b's switch links. This is the
-//     usual case on NVSwitch baseboards, even for two GPUs alone: each link's
-//     remote PCI address is the switch's placeholder (FFFFFFF:FF:FF.0 on
-//     H200 boards) and its remote type is SWITCH, so matching addresses
-//     finds no link although `nvidia-smi topo -m` says NV18;
+//     of a→b is OK, the smaller of a's and b's switch links. This is what
+//     NVML says on an NVSwitch baseboard even for two GPUs alone: two H200s
+//     each report 18 active links whose remote PCI address is
+//     FFFFFFF:FF:FF.0 and remote type SWITCH, so matching addresses finds
+//     no link although `nvidia-smi topo -m` says NV18;
 //   - else the narrower of the two GPUs' PCIe links.
 //
 // Every rate is links × the per-link rate of the version NVML reports, or

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/fake"
 	"github.com/p2pconf/p2pconf/harness/report"
-	"github.com/p2pconf/p2pconf/suites/bandwidth"
 )
 
 // errNotBuilt marks a suite whose package does not exist yet: its defects
@@ -137,7 +137,7 @@ func (m *mutator) gateEnv(suite, preset string) ([]string, error) {
 	if _, err := os.Stat(base); err != nil {
 		return nil, fmt.Errorf("the clean run of suites/%s on %s left no report to gate against: %w", suite, preset, err)
 	}
-	return []string{bandwidth.EnvBaseline + "=" + base, bandwidth.EnvTolerance + "=" + GateTolerance}, nil
+	return []string{harness.EnvBaseline + "=" + base, harness.EnvBWTolerance + "=" + GateTolerance}, nil
 }
 
 // run runs the suite's binary once on the fake backend with preset and (if
@@ -204,7 +204,7 @@ func plusDefect(d string) string {
 // bandwidth baseline of the caller's is dropped: only gated runs get one.
 func suiteEnv(preset, defect, reportDir, stateDir string) []string {
 	drop := map[string]bool{"P2PCONF_BACKEND": true, fake.EnvPreset: true, fake.EnvDefects: true,
-		fake.EnvState: true, "P2PCONF_REPORT_DIR": true, bandwidth.EnvBaseline: true, bandwidth.EnvTolerance: true}
+		fake.EnvState: true, "P2PCONF_REPORT_DIR": true, harness.EnvBaseline: true, harness.EnvBWTolerance: true}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")

@@ -13,7 +13,7 @@ import (
 )
 
 // TestNVMLLinksAndPCIe checks the NVML calls the bandwidth suite makes for a
-// link's nominal rate (suites/bandwidth/links.go) on every preset: every
+// link's nominal rate (harness/topology/nominal.go) on every preset: every
 // in-use link has the preset's version and a GPU at the far end, unused
 // links answer as NVML does, and the PCIe link is the preset's.
 func TestNVMLLinksAndPCIe(t *testing.T) {

@@ -15,13 +15,14 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // Latency probe parameters.
 const (
-	minChaseTable = 64 * MiB // the chain's memory at least; more where the L2 is larger
-	chaseHops     = 20000    // hops per timed chase (reference §12)
+	minChaseTable = 64 * report.MiB // the chain's memory at least; more where the L2 is larger
+	chaseHops     = 20000           // hops per timed chase (reference §12)
 	chaseReps     = 3
 	smallReps     = 200 // round trips of a 4-byte copy
 	smallBatch    = 256 // 4-byte copies per pipelined batch
@@ -111,7 +112,7 @@ func (s *session) chaseTable(owner harness.GPU) uint64 {
 // is cacheable on g).
 func (s *session) chaseLatency(g, owner harness.GPU) {
 	GinkgoHelper()
-	size := min(s.chaseTable(owner), max(s.max, MiB))
+	size := min(s.chaseTable(owner), max(s.max, report.MiB))
 	nodes := int(size / kernels.ChaseStride) // a power of two: sizes are powers of two
 	hops := uint64(min(chaseHops, nodes/(chaseReps+3)))
 	if s.fake != "" {
@@ -142,7 +143,7 @@ func (s *session) chaseLatency(g, owner harness.GPU) {
 	}
 	AddReportEntry(exp.Name, exp, ReportEntryVisibilityFailureOrVerbose)
 	detail := fmt.Sprintf("one thread on %s, ld.global.cg, %s random cycle in %s, %d-byte element stride, %d hops per chase; %s=%s (%s)",
-		g, SizeLabel(size), where, kernels.ChaseStride, hops, s.targetKind(), s.targetID(), s.targetName)
+		g, report.SizeLabel(size), where, kernels.ChaseStride, hops, s.targetKind(), s.targetID(), s.targetName)
 	harness.Metric("chase_ns_per_hop", exp.GetStats("fresh").ValueFor(gmeasure.StatMedian), "ns",
 		detail+fmt.Sprintf("; median of %d chases after a warm-up, each continuing the cycle (no element revisited)%s", chaseReps, s.noteSuffix()))
 	harness.Metric("chase_ns_per_hop.revisit", exp.GetStats("revisit").ValueFor(gmeasure.StatMedian), "ns",

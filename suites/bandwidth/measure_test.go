@@ -13,6 +13,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -97,7 +98,7 @@ func (b *bench) run() []sizeResult {
 
 func (b *bench) runSize(size uint64) sizeResult {
 	GinkgoHelper()
-	s, label := b.s, SizeLabel(size)
+	s, label := b.s, report.SizeLabel(size)
 	batch, reps := s.batchFor(size), s.repsFor(size)
 	for i, l := range b.lanes {
 		s.fill(l.dst, size/4, s.seed(i)^poisonMask)
@@ -158,7 +159,7 @@ func (b *bench) timeBatch(size uint64, batch int, adapt bool) []float64 {
 		t0 := time.Now()
 		for range batch {
 			for _, l := range b.lanes {
-				harness.ExpectNoError(l.enqueue(size), "enqueue %s of %s for %s", SizeLabel(size), b.what, l.label)
+				harness.ExpectNoError(l.enqueue(size), "enqueue %s of %s for %s", report.SizeLabel(size), b.what, l.label)
 			}
 		}
 		for _, l := range b.lanes {
@@ -166,7 +167,7 @@ func (b *bench) timeBatch(size uint64, batch int, adapt bool) []float64 {
 		}
 		enqueued := time.Since(t0)
 		for _, l := range b.lanes {
-			harness.ExpectNoError(s.h.WaitEvent(s.ctx, l.end, fmt.Sprintf("%s × %d for %s", SizeLabel(size), batch, l.label)), "wait")
+			harness.ExpectNoError(s.h.WaitEvent(s.ctx, l.end, fmt.Sprintf("%s × %d for %s", report.SizeLabel(size), batch, l.label)), "wait")
 		}
 		if !adapt || !b.hold.tooShort(enqueued) {
 			return b.elapsed(size, batch)
@@ -184,7 +185,7 @@ func (b *bench) elapsed(size uint64, batch int) []float64 {
 	for i, l := range b.lanes {
 		t, err := b.s.b.ElapsedTime(l.start, l.end)
 		harness.ExpectNoError(err, "cuEventElapsedTime for %s on GPU%d", l.label, int(l.stream.Device()))
-		Expect(t).To(BeNumerically(">", 0), "cuEventElapsedTime for %d × %s of %s (%s) is not a positive time", batch, SizeLabel(size), b.what, l.label)
+		Expect(t).To(BeNumerically(">", 0), "cuEventElapsedTime for %d × %s of %s (%s) is not a positive time", batch, report.SizeLabel(size), b.what, l.label)
 		ms[i] = float64(t)
 	}
 	return ms

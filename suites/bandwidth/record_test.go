@@ -12,11 +12,13 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/report"
+	"github.com/p2pconf/p2pconf/harness/topology"
 )
 
 // metricName is a per-size figure's name: "bandwidth_gbps.ce.uni.1GiB".
 func metricName(method, direction string, size uint64) string {
-	return fmt.Sprintf("%s%s.%s.%s", MetricPrefix, method, direction, SizeLabel(size))
+	return fmt.Sprintf("%s%s.%s.%s", report.BandwidthMetricPrefix, method, direction, report.SizeLabel(size))
 }
 
 // detail describes a figure so that it explains itself in a report, in a
@@ -25,9 +27,9 @@ func (b *bench) detail(r sizeResult) string {
 	s := b.s
 	var parts []string
 	parts = append(parts, fmt.Sprintf("method=%s direction=%s size=%s bytes=%d %s=%s (%s) counted=%s",
-		b.method, b.direction, SizeLabel(r.size), r.size, s.targetKind(), s.targetID(), s.targetName, b.counted))
+		b.method, b.direction, report.SizeLabel(r.size), r.size, s.targetKind(), s.targetID(), s.targetName, b.counted))
 	parts = append(parts, fmt.Sprintf("%s; median of %d timed batches of %d × %s after a warm-up (min %.1f, max %.1f, stddev %.2f GB/s); events on each issuing stream",
-		b.what, r.reps, r.batch, SizeLabel(r.size), r.min, r.max, r.stddev))
+		b.what, r.reps, r.batch, report.SizeLabel(r.size), r.min, r.max, r.stddev))
 	if len(r.laneMedian) > 1 {
 		var lanes []string
 		for i, l := range r.laneLabels {
@@ -46,12 +48,12 @@ func (b *bench) detail(r sizeResult) string {
 
 // record attaches every size's median as a metric named per size, the
 // largest size's as the headline "bandwidth_gbps", and returns the figures.
-func (b *bench) record(results []sizeResult) []Figure {
-	var figs []Figure
+func (b *bench) record(results []sizeResult) []report.BandwidthFigure {
+	var figs []report.BandwidthFigure
 	for i, r := range results {
 		name := metricName(b.method, b.direction, r.size)
 		harness.Metric(name, r.median, "GB/s", b.detail(r))
-		figs = append(figs, Figure{Target: b.s.target, Link: b.s.link, Metric: name, Bytes: r.size, GBps: r.median,
+		figs = append(figs, report.BandwidthFigure{Target: b.s.target, Link: b.s.link, Metric: name, Bytes: r.size, GBps: r.median,
 			Largest: i == len(results)-1})
 	}
 	last := results[len(results)-1]
@@ -60,22 +62,22 @@ func (b *bench) record(results []sizeResult) []Figure {
 }
 
 // nominalFn computes a nominal rate from NVML.
-type nominalFn func() (Nominal, error)
+type nominalFn func() (topology.Nominal, error)
 
 // pairNominal is the nominal rate of p's link from NVML.
 func pairNominal(p harness.Pair) nominalFn {
-	return func() (Nominal, error) {
-		return PairNominal(harness.Backend().NVML(), gpuRef(p.A), gpuRef(p.B))
+	return func() (topology.Nominal, error) {
+		return topology.PairNominal(harness.Backend().NVML(), gpuRef(p.A), gpuRef(p.B))
 	}
 }
 
 // hostNominal is the nominal rate of g's PCIe link from NVML.
 func hostNominal(g harness.GPU) nominalFn {
-	return func() (Nominal, error) { return HostNominal(harness.Backend().NVML(), gpuRef(g)) }
+	return func() (topology.Nominal, error) { return topology.HostNominal(harness.Backend().NVML(), gpuRef(g)) }
 }
 
-func gpuRef(g harness.GPU) GPURef {
-	return GPURef{Name: g.String(), UUID: g.Info.UUID, PCIBusID: g.Info.PCIBusID}
+func gpuRef(g harness.GPU) topology.GPURef {
+	return topology.GPURef{Name: g.String(), UUID: g.Info.UUID, PCIBusID: g.Info.PCIBusID}
 }
 
 // recordFraction reports the largest size's median as a fraction of the
@@ -84,7 +86,7 @@ func gpuRef(g harness.GPU) GPURef {
 func (b *bench) recordFraction(results []sizeResult, nominal nominalFn, directions int) {
 	GinkgoHelper()
 	n, err := nominal()
-	if errors.Is(err, ErrUnsupported) {
+	if errors.Is(err, topology.ErrNominalUnavailable) {
 		harness.Finding("bandwidth.nominal-unavailable", err.Error(),
 			fmt.Sprintf("%s on %s: the fraction of the link's nominal rate is omitted", b.what, b.s.targetName))
 		return
@@ -94,12 +96,12 @@ func (b *bench) recordFraction(results []sizeResult, nominal nominalFn, directio
 	limit := n.GBps * float64(directions)
 	harness.Metric(fmt.Sprintf("link_fraction.%s.%s", b.method, b.direction), last.median/limit, "ratio",
 		fmt.Sprintf("%.1f GB/s at %s of a nominal %.1f GB/s (%d direction(s) of %s; source NVML)%s",
-			last.median, SizeLabel(last.size), limit, directions, n.Path, b.s.noteSuffix()))
+			last.median, report.SizeLabel(last.size), limit, directions, n.Path, b.s.noteSuffix()))
 }
 
 // gate fails the spec when a figure falls below the baseline; without one
 // it does nothing.
-func (b *bench) gate(figs []Figure) {
+func (b *bench) gate(figs []report.BandwidthFigure) {
 	GinkgoHelper()
 	cfg := b.s.cfg
 	if cfg.Baseline == nil {

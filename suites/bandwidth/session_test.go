@@ -15,6 +15,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -27,15 +28,15 @@ const (
 
 var (
 	configOnce sync.Once
-	suiteCfg   Config
+	suiteCfg   harness.BandwidthSettings
 	suiteErr   error
 )
 
 // suiteConfig reads the suite's variables once; a malformed value fails
 // every spec with the variable, the value and what is wanted.
-func suiteConfig() Config {
+func suiteConfig() harness.BandwidthSettings {
 	GinkgoHelper()
-	configOnce.Do(func() { suiteCfg, suiteErr = ReadConfig(os.Getenv) })
+	configOnce.Do(func() { suiteCfg, suiteErr = harness.ReadBandwidthSettings(os.Getenv) })
 	if suiteErr != nil {
 		Fail("bandwidth suite configuration: " + suiteErr.Error())
 	}
@@ -52,7 +53,7 @@ type session struct {
 	h          *harness.Harness
 	b          backend.Backend
 	ctx        context.Context
-	cfg        Config
+	cfg        harness.BandwidthSettings
 	id         string
 	target     string // "gpu:0" or "pair:0-1", as the labels write it
 	targetName string // "GPU0" or "GPU0→GPU1"
@@ -72,10 +73,10 @@ func newSession(h *harness.Harness, ctx context.Context, id, target, targetName,
 	s.max = s.cfg.MaxSize
 	if name := s.b.Name(); strings.HasPrefix(name, "fake") {
 		s.fake = name
-		s.max = min(s.max, FakeMaxSize)
-		s.note("backend %s: simulated, not a hardware figure; sizes capped at %s", name, SizeLabel(FakeMaxSize))
+		s.max = min(s.max, harness.FakeBWMaxSize)
+		s.note("backend %s: simulated, not a hardware figure; sizes capped at %s", name, report.SizeLabel(harness.FakeBWMaxSize))
 	}
-	s.sizes = Sizes(s.max)
+	s.sizes = report.TransferSizes(s.max)
 	s.max = s.sizes[len(s.sizes)-1]
 	return s
 }
@@ -113,7 +114,7 @@ func (s *session) seed(i int) uint32 { return uint32(harness.Seed(s.id, s.target
 // batched (up to 64, about 32 MiB in all) so a batch lasts well above the
 // event timer's resolution (about 0.5 µs).
 func (s *session) batchFor(size uint64) int {
-	n := int(min(max(32*MiB/size, 1), 64))
+	n := int(min(max(32*report.MiB/size, 1), 64))
 	if s.fake != "" {
 		n = min(n, 2)
 	}
@@ -125,7 +126,7 @@ func (s *session) repsFor(size uint64) int {
 	switch {
 	case s.fake != "":
 		return 3
-	case size >= 64*MiB:
+	case size >= 64*report.MiB:
 		return 5
 	}
 	return 9
@@ -171,7 +172,7 @@ func (s *session) hostBuf(g harness.GPU) *buffer {
 	GinkgoHelper()
 	hb := s.h.HostAlloc(g, s.max, backend.HostAllocPortable|backend.HostAllocDeviceMap)
 	p, err := s.b.HostDevicePointer(g.Ordinal, hb)
-	harness.ExpectNoError(err, "cuMemHostGetDevicePointer of %s of pinned host memory with %s", SizeLabel(s.max), g)
+	harness.ExpectNoError(err, "cuMemHostGetDevicePointer of %s of pinned host memory with %s", report.SizeLabel(s.max), g)
 	return &buffer{gpu: g, ptr: p, cePtr: hb.Ptr, where: "pinned host memory"}
 }
 

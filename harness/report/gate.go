@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package bandwidth
+package report
 
 import (
 	"bytes"
@@ -14,9 +14,15 @@ import (
 	"strings"
 )
 
-// MetricPrefix starts the name of every gated figure:
+// The bandwidth gate holds a run's bandwidth figures against a baseline
+// (P2PCONF_BASELINE): a previous run's conformance.json, with a tolerance,
+// or a file of minimums for a fleet. Where Diff compares two finished runs,
+// the gate judges each figure while its spec runs, so the spec fails.
+// suites/bandwidth/README.md documents the formats.
+
+// BandwidthMetricPrefix starts the name of every gated figure:
 // "bandwidth_gbps.<method>.<direction>.<size>", e.g. "bandwidth_gbps.ce.uni.1GiB".
-const MetricPrefix = "bandwidth_gbps."
+const BandwidthMetricPrefix = "bandwidth_gbps."
 
 // GateMinSize is the smallest transfer a previous run's figure gates (the
 // largest size measured is gated whatever it is, so a run with a small
@@ -26,8 +32,8 @@ const MetricPrefix = "bandwidth_gbps."
 // purpose) gate every size they name.
 const GateMinSize = 16 * MiB
 
-// Figure is one measured bandwidth of one GPU or ordered pair.
-type Figure struct {
+// BandwidthFigure is one measured bandwidth of one GPU or ordered pair.
+type BandwidthFigure struct {
 	Target string // "gpu:0" or "pair:0-1", as the labels write it
 	Link   string // the pair's link ("nvlink", "pcie", "none", "unknown"); "" for a GPU
 	Metric string // "bandwidth_gbps.ce.uni.1GiB"
@@ -37,9 +43,9 @@ type Figure struct {
 	Largest bool
 }
 
-// Verdict is the gate's answer for one figure.
-type Verdict struct {
-	Figure
+// GateVerdict is the gate's answer for one figure.
+type GateVerdict struct {
+	BandwidthFigure
 	Gated     bool    // false: the baseline says nothing about this figure
 	Reference float64 // the previous run's figure or the minimum
 	Threshold float64 // the figure fails below this
@@ -47,7 +53,7 @@ type Verdict struct {
 	Pass      bool
 }
 
-func (v Verdict) String() string {
+func (v GateVerdict) String() string {
 	if !v.Gated {
 		return fmt.Sprintf("%s %s = %.1f GB/s (not gated)", v.Target, v.Metric, v.GBps)
 	}
@@ -62,11 +68,11 @@ func (v Verdict) String() string {
 type Baseline struct {
 	Path     string
 	previous map[string]float64 // target + " " + metric -> GB/s
-	minimums []Minimum
+	minimums []BaselineMinimum
 }
 
-// Minimum is one entry of a minimums file.
-type Minimum struct {
+// BaselineMinimum is one entry of a minimums file.
+type BaselineMinimum struct {
 	// AppliesTo is "gpu" (every GPU), "gpu:N", "pair" (every pair),
 	// "pair:A-B", or a link class "nvlink", "pcie", "none", "unknown"
 	// (every pair whose link: label is that).
@@ -75,23 +81,9 @@ type Minimum struct {
 	GBps      float64 `json:"gbps"`
 }
 
-// minimumsFile is the minimums format (README.md).
+// minimumsFile is the minimums format (suites/bandwidth/README.md).
 type minimumsFile struct {
-	Minimums []Minimum `json:"minimums"`
-}
-
-// runFile is the part of a conformance.json the gate reads (schema 1,
-// reports/README.md): each result's check, target and numeric metrics.
-type runFile struct {
-	SchemaVersion int `json:"schema_version"`
-	Results       []struct {
-		Check   string              `json:"check"`
-		Target  string              `json:"target"`
-		GPU     *int                `json:"gpu"`
-		Src     *int                `json:"src"`
-		Dst     *int                `json:"dst"`
-		Metrics map[string]*float64 `json:"metrics"`
-	} `json:"results"`
+	Minimums []BaselineMinimum `json:"minimums"`
 }
 
 // ParseBaseline reads a baseline file: a previous run's conformance.json
@@ -104,27 +96,24 @@ func ParseBaseline(data []byte, path string) (*Baseline, error) {
 	b := &Baseline{Path: path}
 	switch {
 	case probe["results"] != nil:
-		var rf runFile
-		if err := json.Unmarshal(data, &rf); err != nil {
+		doc, err := DecodeDocument(data)
+		if err != nil {
 			return nil, fmt.Errorf("reading it as a conformance.json: %w", err)
 		}
-		if rf.SchemaVersion != 1 {
-			return nil, fmt.Errorf("conformance.json schema_version %d; this suite reads version 1", rf.SchemaVersion)
-		}
 		b.previous = map[string]float64{}
-		for _, r := range rf.Results {
+		for _, r := range doc.Results {
 			target, ok := resultTarget(r.Target, r.GPU, r.Src, r.Dst)
 			if !ok || !strings.HasPrefix(r.Check, "bandwidth.") {
 				continue
 			}
 			for name, v := range r.Metrics {
-				if strings.HasPrefix(name, MetricPrefix) && !strings.Contains(name, "#") && v != nil && *v > 0 {
+				if strings.HasPrefix(name, BandwidthMetricPrefix) && !strings.Contains(name, "#") && v != nil && *v > 0 {
 					b.previous[target+" "+name] = *v
 				}
 			}
 		}
 		if len(b.previous) == 0 {
-			return nil, fmt.Errorf("the run has no %s* metrics of bandwidth checks; was it a bandwidth run?", MetricPrefix)
+			return nil, fmt.Errorf("the run has no %s* metrics of bandwidth checks; was it a bandwidth run?", BandwidthMetricPrefix)
 		}
 	case probe["minimums"] != nil:
 		var mf minimumsFile
@@ -147,18 +136,18 @@ func ParseBaseline(data []byte, path string) (*Baseline, error) {
 
 // minimumMetric is the shape of a figure's name, "bandwidth_gbps.ce.uni.1GiB":
 // a minimum naming anything else could never apply and would gate nothing.
-var minimumMetric = regexp.MustCompile(`^` + regexp.QuoteMeta(MetricPrefix) + `(ce|sm)\.[a-z0-9+-]+\.([0-9]+(B|KiB|MiB|GiB))$`)
+var minimumMetric = regexp.MustCompile(`^` + regexp.QuoteMeta(BandwidthMetricPrefix) + `(ce|sm)\.[a-z0-9+-]+\.([0-9]+(B|KiB|MiB|GiB))$`)
 
 // minimumTarget is gpu:N or pair:A-B, as the labels write them.
 var minimumTarget = regexp.MustCompile(`^(gpu:[0-9]+|pair:[0-9]+-[0-9]+)$`)
 
-func (m Minimum) validate() error {
+func (m BaselineMinimum) validate() error {
 	sm := minimumMetric.FindStringSubmatch(m.Metric)
 	if sm == nil {
-		return fmt.Errorf("metric %q: want %s<method>.<direction>.<size>, e.g. %sce.uni.1GiB", m.Metric, MetricPrefix, MetricPrefix)
+		return fmt.Errorf("metric %q: want %s<method>.<direction>.<size>, e.g. %sce.uni.1GiB", m.Metric, BandwidthMetricPrefix, BandwidthMetricPrefix)
 	}
-	if n, err := ParseSize(sm[2]); err != nil || SizeLabel(n) != sm[2] || !slices.Contains(Sizes(n), n) {
-		return fmt.Errorf("metric %q: %s is not a size the suite measures (4KiB, 16KiB, … 1GiB)", m.Metric, sm[2])
+	if n, err := ParseSize(sm[2]); err != nil || SizeLabel(n) != sm[2] || !slices.Contains(TransferSizes(n), n) {
+		return fmt.Errorf("metric %q: %s is not a size the bandwidth suite measures (4KiB, 16KiB, … 1GiB)", m.Metric, sm[2])
 	}
 	if m.GBps <= 0 || math.IsInf(m.GBps, 0) || math.IsNaN(m.GBps) {
 		return fmt.Errorf("gbps %v: want a positive number", m.GBps)
@@ -183,7 +172,7 @@ func resultTarget(kind string, gpu, src, dst *int) (string, bool) {
 	return "", false
 }
 
-func (m Minimum) applies(f Figure) bool {
+func (m BaselineMinimum) applies(f BandwidthFigure) bool {
 	if m.Metric != f.Metric {
 		return false
 	}
@@ -204,8 +193,8 @@ func (m Minimum) applies(f Figure) bool {
 // reference × (1 − tolerance). Minimums are floors (no tolerance); when
 // several apply, the highest counts. Without a baseline, or when the
 // baseline has nothing for the figure, the figure is not gated.
-func (b *Baseline) Judge(f Figure, tolerance float64) Verdict {
-	v := Verdict{Figure: f, Pass: true}
+func (b *Baseline) Judge(f BandwidthFigure, tolerance float64) GateVerdict {
+	v := GateVerdict{BandwidthFigure: f, Pass: true}
 	if b == nil {
 		return v
 	}
@@ -230,7 +219,7 @@ func (b *Baseline) Judge(f Figure, tolerance float64) Verdict {
 
 // JudgeAll judges every figure and returns the failures and the figures the
 // baseline did not cover, each sorted for a stable message.
-func (b *Baseline) JudgeAll(figs []Figure, tolerance float64) (failed []Verdict, ungated []string) {
+func (b *Baseline) JudgeAll(figs []BandwidthFigure, tolerance float64) (failed []GateVerdict, ungated []string) {
 	for _, f := range figs {
 		v := b.Judge(f, tolerance)
 		switch {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package bandwidth
+package report
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -31,25 +32,25 @@ func mustBaseline(t *testing.T, doc string) *Baseline {
 	return b
 }
 
-func TestUnitGatePreviousRun(t *testing.T) {
+func TestGatePreviousRun(t *testing.T) {
 	b := mustBaseline(t, previousRun)
-	uni := func(gbps float64) Figure {
-		return Figure{Target: "pair:0-1", Link: "nvlink", Metric: "bandwidth_gbps.ce.uni.1GiB", Bytes: GiB, GBps: gbps}
+	uni := func(gbps float64) BandwidthFigure {
+		return BandwidthFigure{Target: "pair:0-1", Link: "nvlink", Metric: "bandwidth_gbps.ce.uni.1GiB", Bytes: GiB, GBps: gbps}
 	}
 	cases := []struct {
 		name        string
-		f           Figure
+		f           BandwidthFigure
 		gated, pass bool
 		threshold   float64
 	}{
 		{"at the baseline", uni(396), true, true, 356.4},
 		{"within the tolerance", uni(357), true, true, 356.4},
 		{"below the tolerance", uni(356), true, false, 356.4},
-		{"another pair is not in the baseline", Figure{Target: "pair:1-0", Metric: "bandwidth_gbps.ce.uni.1GiB", Bytes: GiB, GBps: 1}, false, true, 0},
-		{"small sizes are not gated", Figure{Target: "pair:0-1", Metric: "bandwidth_gbps.ce.uni.4KiB", Bytes: 4 * KiB, GBps: 0.1}, false, true, 0},
-		{"unless the largest measured", Figure{Target: "pair:0-1", Metric: "bandwidth_gbps.ce.uni.4KiB", Bytes: 4 * KiB, GBps: 0.1, Largest: true}, true, false, 1.35},
-		{"per-GPU figures", Figure{Target: "gpu:0", Metric: "bandwidth_gbps.ce.h2d.1GiB", Bytes: GiB, GBps: 40}, true, false, 49.5},
-		{"null metrics are ignored", Figure{Target: "gpu:0", Metric: "bandwidth_gbps.ce.h2d.64MiB", Bytes: 64 * MiB, GBps: 1}, false, true, 0},
+		{"another pair is not in the baseline", BandwidthFigure{Target: "pair:1-0", Metric: "bandwidth_gbps.ce.uni.1GiB", Bytes: GiB, GBps: 1}, false, true, 0},
+		{"small sizes are not gated", BandwidthFigure{Target: "pair:0-1", Metric: "bandwidth_gbps.ce.uni.4KiB", Bytes: 4 * KiB, GBps: 0.1}, false, true, 0},
+		{"unless the largest measured", BandwidthFigure{Target: "pair:0-1", Metric: "bandwidth_gbps.ce.uni.4KiB", Bytes: 4 * KiB, GBps: 0.1, Largest: true}, true, false, 1.35},
+		{"per-GPU figures", BandwidthFigure{Target: "gpu:0", Metric: "bandwidth_gbps.ce.h2d.1GiB", Bytes: GiB, GBps: 40}, true, false, 49.5},
+		{"null metrics are ignored", BandwidthFigure{Target: "gpu:0", Metric: "bandwidth_gbps.ce.h2d.64MiB", Bytes: 64 * MiB, GBps: 1}, false, true, 0},
 	}
 	for _, c := range cases {
 		v := b.Judge(c.f, 0.10)
@@ -60,7 +61,7 @@ func TestUnitGatePreviousRun(t *testing.T) {
 	if v := b.Judge(uni(300), 0.25); !v.Pass {
 		t.Errorf("tolerance 25%%: 300 of 396 should pass: %v", v)
 	}
-	failed, ungated := b.JudgeAll([]Figure{uni(100), uni(396), {Target: "pair:0-1", Metric: "bandwidth_gbps.ce.uni.4KiB", Bytes: 4 * KiB}}, 0.10)
+	failed, ungated := b.JudgeAll([]BandwidthFigure{uni(100), uni(396), {Target: "pair:0-1", Metric: "bandwidth_gbps.ce.uni.4KiB", Bytes: 4 * KiB}}, 0.10)
 	if len(failed) != 1 || len(ungated) != 1 || !strings.Contains(failed[0].String(), "below the threshold 356.4 GB/s") {
 		t.Errorf("JudgeAll: failed %v, ungated %v", failed, ungated)
 	}
@@ -70,19 +71,19 @@ func TestUnitGatePreviousRun(t *testing.T) {
 	}
 }
 
-func TestUnitGateMinimums(t *testing.T) {
+func TestGateMinimums(t *testing.T) {
 	b := mustBaseline(t, `{"minimums": [
 	  {"applies_to": "nvlink", "metric": "bandwidth_gbps.ce.uni.1GiB", "gbps": 350},
 	  {"applies_to": "pair:0-1", "metric": "bandwidth_gbps.ce.uni.1GiB", "gbps": 380},
 	  {"applies_to": "pcie", "metric": "bandwidth_gbps.ce.uni.1GiB", "gbps": 20},
 	  {"applies_to": "gpu", "metric": "bandwidth_gbps.ce.h2d.4KiB", "gbps": 1}
 	]}`)
-	f := func(target, link, metric string, size uint64, gbps float64) Figure {
-		return Figure{Target: target, Link: link, Metric: metric, Bytes: size, GBps: gbps}
+	f := func(target, link, metric string, size uint64, gbps float64) BandwidthFigure {
+		return BandwidthFigure{Target: target, Link: link, Metric: metric, Bytes: size, GBps: gbps}
 	}
 	cases := []struct {
 		name        string
-		f           Figure
+		f           BandwidthFigure
 		gated, pass bool
 		threshold   float64
 	}{
@@ -102,7 +103,7 @@ func TestUnitGateMinimums(t *testing.T) {
 	}
 }
 
-func TestUnitParseBaselineErrors(t *testing.T) {
+func TestParseBaselineErrors(t *testing.T) {
 	for name, doc := range map[string]string{
 		"not JSON":             `minimums: []`,
 		"neither format":       `{"figures": []}`,
@@ -127,3 +128,38 @@ func TestUnitParseBaselineErrors(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]uint64{
+		"4096": 4096, "4K": 4 * KiB, "4KiB": 4 * KiB, "64m": 64 * MiB, "64 MiB": 64 * MiB,
+		"1G": GiB, "1GiB": GiB, "2GB": 2 * GiB, "512B": 512,
+	} {
+		got, err := ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "x", "1.5G", "-4K", "4TiB", "99999999999999999999G"} {
+		if got, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestTransferSizes(t *testing.T) {
+	got := TransferSizes(GiB)
+	var labels []string
+	for _, s := range got {
+		labels = append(labels, SizeLabel(s))
+	}
+	want := "4KiB 16KiB 64KiB 256KiB 1MiB 4MiB 16MiB 64MiB 256MiB 1GiB"
+	if strings.Join(labels, " ") != want {
+		t.Errorf("TransferSizes(1GiB) = %v, want %s", labels, want)
+	}
+	if got := TransferSizes(100 * MiB); SizeLabel(got[len(got)-1]) != "64MiB" {
+		t.Errorf("TransferSizes(100MiB) ends at %s, want 64MiB", SizeLabel(got[len(got)-1]))
+	}
+	if got := TransferSizes(4 * KiB); !reflect.DeepEqual(got, []uint64{4 * KiB}) {
+		t.Errorf("TransferSizes(4KiB) = %v", got)
+	}
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package harness
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/p2pconf/p2pconf/harness/report"
+)
+
+// Environment variables of the bandwidth suite.
+const (
+	EnvBWMaxSize   = "P2PCONF_BW_MAX_SIZE"  // largest transfer, e.g. 1GiB (default) or 64MiB
+	EnvBaseline    = "P2PCONF_BASELINE"     // baseline file that turns on the bandwidth gate
+	EnvBWTolerance = "P2PCONF_BW_TOLERANCE" // allowed drop below a previous run, percent (default 10)
+)
+
+// Bandwidth defaults.
+const (
+	// DefaultBWMaxSize keeps the bandwidth suite near a minute on one H200.
+	DefaultBWMaxSize = report.GiB
+	// FakeBWMaxSize caps the sizes on the fake backend, whose "bandwidth"
+	// is Go's memmove and whose memory is the test machine's.
+	FakeBWMaxSize = 4 * report.MiB
+	// DefaultBWTolerance is the drop below a previous run that the gate allows.
+	DefaultBWTolerance = 0.10
+)
+
+// BandwidthSettings configure the bandwidth suite: how far its sizes go and
+// what, if anything, its figures are gated against.
+type BandwidthSettings struct {
+	MaxSize      uint64
+	Tolerance    float64 // fraction, 0.10 for 10 %
+	BaselinePath string
+	Baseline     *report.Baseline // nil: the specs only record
+}
+
+// ReadBandwidthSettings reads the bandwidth variables through getenv (and
+// the baseline file, which is parsed here so a bad one fails before any GPU
+// work). A malformed value is an error naming the variable and the value.
+func ReadBandwidthSettings(getenv func(string) string) (BandwidthSettings, error) {
+	s := BandwidthSettings{MaxSize: DefaultBWMaxSize, Tolerance: DefaultBWTolerance}
+	if v := strings.TrimSpace(getenv(EnvBWMaxSize)); v != "" {
+		n, err := report.ParseSize(v)
+		if err != nil || n < report.MinTransferSize {
+			return s, fmt.Errorf("%s=%q: want a byte size of at least 4KiB, such as 4MiB, 256MiB or 1GiB (sizes are measured from 4KiB by powers of four up to it)", EnvBWMaxSize, v)
+		}
+		s.MaxSize = n
+	}
+	if v := strings.TrimSpace(getenv(EnvBWTolerance)); v != "" {
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil || f < 0 || f >= 100 {
+			return s, fmt.Errorf("%s=%q: want a percentage from 0 to below 100, such as 10 or 7.5%%", EnvBWTolerance, v)
+		}
+		s.Tolerance = f / 100
+	}
+	if v := strings.TrimSpace(getenv(EnvBaseline)); v != "" {
+		data, err := os.ReadFile(v)
+		if err != nil {
+			return s, fmt.Errorf("%s=%q: %w", EnvBaseline, v, err)
+		}
+		b, err := report.ParseBaseline(data, v)
+		if err != nil {
+			return s, fmt.Errorf("%s=%q: %w", EnvBaseline, v, err)
+		}
+		s.BaselinePath, s.Baseline = v, b
+	}
+	return s, nil
+}

@@ -55,9 +55,13 @@ type Pair struct {
 	PCI     P2PStatus `json:"pci"`
 	// Ancestor is GetTopologyCommonAncestor(A, B).
 	Ancestor Level `json:"ancestor"`
-	// NVLinks counts A's active NVLinks whose remote end is B.
-	NVLinks int      `json:"nvlinks"`
-	Link    LinkKind `json:"link"`
+	// NVLinks counts A's active NVLinks whose remote end is B or, when
+	// the GPUs reach each other through NVSwitches (ViaSwitch), the links
+	// the path has: the smaller of A's and B's active links to a switch.
+	NVLinks int `json:"nvlinks"`
+	// ViaSwitch says the links go to NVSwitches, not straight to B.
+	ViaSwitch bool     `json:"via_switch,omitempty"`
+	Link      LinkKind `json:"link"`
 }
 
 // Connection is the `nvidia-smi topo -m` cell: "NV18" over NVLink, else the
@@ -140,18 +144,18 @@ func Read(lib nvml.Interface, devs []backend.DeviceInfo) (*View, error) {
 	if v.GPUs, err = match(devs, nv); err != nil {
 		return nil, err
 	}
-	links := make([][]PCIAddress, len(v.GPUs))
+	links := make([][]remoteEnd, len(v.GPUs))
 	for i, g := range v.GPUs {
 		if links[i], err = nvLinkRemotes(g); err != nil {
 			return nil, err
 		}
 	}
 	for i, a := range v.GPUs {
-		for _, b := range v.GPUs {
+		for j, b := range v.GPUs {
 			if a.Ordinal == b.Ordinal {
 				continue
 			}
-			p, err := readPair(a, b, links[i])
+			p, err := readPair(a, b, links[i], links[j])
 			if err != nil {
 				return nil, err
 			}
@@ -235,14 +239,23 @@ func describe(nv []GPU) string {
 	return strings.Join(s, ", ")
 }
 
-// nvLinkRemotes lists the remote PCI address of each active NVLink of g.
+// remoteEnd is the far end of one active NVLink: a PCI address, and
+// whether NVML says the far end is an NVSwitch. Behind a switch the address
+// is a placeholder (FFFFFFFF:FF:FF.0 on a slice of an NVSwitch baseboard),
+// so it matches no GPU.
+type remoteEnd struct {
+	pci      PCIAddress
+	toSwitch bool
+}
+
+// nvLinkRemotes lists the far end of each active NVLink of g.
 //
 // NOT_SUPPORTED for a link means that link does not exist (a GPU without
 // NVLink answers it for every link). INVALID_ARGUMENT after link 0 means the
 // GPU has fewer links than NVLINK_MAX_LINKS, which is how real NVML ends the
 // list; on link 0 it is an error like any other.
-func nvLinkRemotes(g GPU) ([]PCIAddress, error) {
-	var out []PCIAddress
+func nvLinkRemotes(g GPU) ([]remoteEnd, error) {
+	var out []remoteEnd
 	for link := 0; link < nvml.NVLINK_MAX_LINKS; link++ {
 		state, ret := g.NVML.GetNvLinkState(link)
 		if ret == nvml.ERROR_NOT_SUPPORTED {
@@ -265,9 +278,26 @@ func nvLinkRemotes(g GPU) ([]PCIAddress, error) {
 			return nil, nvmlErr("nvmlDeviceGetNvLinkRemotePciInfo", ret, "GPU%d link %d", int(g.Ordinal), link)
 		}
 		addr, _ := pciFromNVML(pci)
-		out = append(out, addr)
+		// The far end's type refines the count behind NVSwitches; a GPU or
+		// NVML that cannot tell (NOT_SUPPORTED) leaves it at "not a switch".
+		t, ret := g.NVML.GetNvLinkRemoteDeviceType(link)
+		if ret != nvml.SUCCESS && ret != nvml.ERROR_NOT_SUPPORTED {
+			return nil, nvmlErr("nvmlDeviceGetNvLinkRemoteDeviceType", ret, "GPU%d link %d", int(g.Ordinal), link)
+		}
+		out = append(out, remoteEnd{pci: addr, toSwitch: ret == nvml.SUCCESS && t == nvml.NVLINK_DEVICE_TYPE_SWITCH})
 	}
 	return out, nil
+}
+
+// switchLinks counts the links of ends that go to an NVSwitch.
+func switchLinks(ends []remoteEnd) int {
+	n := 0
+	for _, e := range ends {
+		if e.toSwitch {
+			n++
+		}
+	}
+	return n
 }
 
 var capsIndices = []struct {
@@ -281,7 +311,7 @@ var capsIndices = []struct {
 	{nvml.P2P_CAPS_INDEX_PCI, "PCI"},
 }
 
-func readPair(a, b GPU, remotes []PCIAddress) (Pair, error) {
+func readPair(a, b GPU, aEnds, bEnds []remoteEnd) (Pair, error) {
 	p := Pair{A: a.Ordinal, B: b.Ordinal}
 	dst := []*P2PStatus{&p.Read, &p.Write, &p.NVLink, &p.Atomics, &p.PCI}
 	for i, c := range capsIndices {
@@ -296,18 +326,26 @@ func readPair(a, b GPU, remotes []PCIAddress) (Pair, error) {
 		return p, nvmlErr("nvmlDeviceGetTopologyCommonAncestor", ret, "GPU%d→GPU%d", int(a.Ordinal), int(b.Ordinal))
 	}
 	p.Ancestor = Level(lvl)
-	for _, r := range remotes {
-		if r == b.PCI {
+	for _, r := range aEnds {
+		if r.pci == b.PCI {
 			p.NVLinks++
+		}
+	}
+	// Through NVSwitches no link names B, but NVML's NVLINK P2P status says
+	// the GPUs talk over NVLink: the path has as many links as the GPU with
+	// fewer switch links (what `nvidia-smi topo -m` shows as NV<n>).
+	if p.NVLinks == 0 && p.NVLink.OK() {
+		if n := min(switchLinks(aEnds), switchLinks(bEnds)); n > 0 {
+			p.NVLinks, p.ViaSwitch = n, true
 		}
 	}
 	p.Link = linkKind(p)
 	return p, nil
 }
 
-// linkKind: NVLink when links to B are counted. Behind an NVSwitch the
-// remote end of each link is the switch, so the count is 0 there; NVML's
-// NVLINK P2P status still says OK, and that counts as NVLink too.
+// linkKind: NVLink when links to B are counted (directly or through
+// NVSwitches), or when NVML's NVLINK P2P status says OK although no link
+// could be counted (a far end whose type NVML does not tell).
 func linkKind(p Pair) LinkKind {
 	switch {
 	case p.NVLinks > 0 || p.NVLink.OK():

@@ -20,7 +20,7 @@ import (
 type box struct {
 	bus      []uint32
 	uuid     []string
-	links    [][]int // links[i][l] = NVML index of link l's far end, -1 = link down
+	links    [][]int // links[i][l] = NVML index of link l's far end, -1 = link down, toSwitch = an NVSwitch
 	noNVLink []bool  // GetNvLinkState answers NOT_SUPPORTED
 	status   func(a, b int, idx nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return)
 	level    func(a, b int) nvml.GpuTopologyLevel
@@ -48,13 +48,22 @@ func (bx *box) lib() *mock.Interface {
 			if l >= len(bx.links[i]) {
 				return 0, nvml.ERROR_INVALID_ARGUMENT
 			}
-			if bx.links[i][l] < 0 {
+			if bx.links[i][l] == -1 {
 				return nvml.FEATURE_DISABLED, nvml.SUCCESS
 			}
 			return nvml.FEATURE_ENABLED, nvml.SUCCESS
 		}
 		d.GetNvLinkRemotePciInfoFunc = func(l int) (nvml.PciInfo, nvml.Return) {
+			if bx.links[i][l] == toSwitch {
+				return switchPCI, nvml.SUCCESS
+			}
 			return PciInfo(PCIAddress{Bus: bx.bus[bx.links[i][l]]}, 0x233010de), nvml.SUCCESS
+		}
+		d.GetNvLinkRemoteDeviceTypeFunc = func(l int) (nvml.IntNvLinkDeviceType, nvml.Return) {
+			if bx.links[i][l] == toSwitch {
+				return nvml.NVLINK_DEVICE_TYPE_SWITCH, nvml.SUCCESS
+			}
+			return nvml.NVLINK_DEVICE_TYPE_GPU, nvml.SUCCESS
 		}
 		d.GetP2PStatusFunc = func(o nvml.Device, idx nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
 			return bx.status(i, index[o], idx)
@@ -75,6 +84,74 @@ func (bx *box) lib() *mock.Interface {
 			}
 			return devs[i], nvml.SUCCESS
 		},
+	}
+}
+
+// toSwitch marks a link whose far end is an NVSwitch.
+const toSwitch = -2
+
+// switchPCI is the far end's address NVML gave for every NVLink of two H200s
+// that are a slice of an NVSwitch baseboard: a placeholder, no GPU's.
+var switchPCI = PciInfo(PCIAddress{Domain: 0xFFFFFFFF, Bus: 0xFF, Device: 0xFF}, 0)
+
+// nvSwitchSlice: two GPUs whose 18 active NVLinks each go to NVSwitches
+// (GPU 1 has one more link, down), with NVML's NVLINK P2P status OK.
+func nvSwitchSlice() *box {
+	l0, l1 := make([]int, 18), make([]int, 19)
+	for i := range l0 {
+		l0[i], l1[i] = toSwitch, toSwitch
+	}
+	l1[18] = -1
+	return &box{
+		bus:   []uint32{0x06, 0x07},
+		uuid:  []string{"GPU-06", "GPU-07"},
+		links: [][]int{l0, l1},
+		status: func(a, b int, idx nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
+			return nvml.P2P_STATUS_OK, nvml.SUCCESS
+		},
+		level: func(a, b int) nvml.GpuTopologyLevel { return nvml.TOPOLOGY_HOSTBRIDGE },
+	}
+}
+
+// TestLinksThroughNVSwitch: behind NVSwitches no link's far end is the peer,
+// yet the pair is on NVLink with as many links as the GPU with fewer switch
+// links has, as nvidia-smi topo -m shows it (NV18), not its PCIe level.
+func TestLinksThroughNVSwitch(t *testing.T) {
+	devs := []backend.DeviceInfo{
+		{Ordinal: 0, PCIBusID: "0000:06:00.0", UUID: "GPU-06"},
+		{Ordinal: 1, PCIBusID: "0000:07:00.0", UUID: "GPU-07"},
+	}
+	v, err := Read(nvSwitchSlice().lib(), devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Pairs) != 2 {
+		t.Fatalf("%d pairs, want 2", len(v.Pairs))
+	}
+	for _, p := range v.Pairs {
+		if p.NVLinks != 18 || !p.ViaSwitch || p.Link != LinkNVLink || p.Connection() != "NV18" {
+			t.Errorf("GPU%d→GPU%d: nvlinks %d, via switch %v, link %s, connection %s; want 18 links through switches, nvlink, NV18",
+				p.A, p.B, p.NVLinks, p.ViaSwitch, p.Link, p.Connection())
+		}
+	}
+	// Without NVML's word that the pair talks over NVLink, links to a
+	// switch say nothing about this pair.
+	bx := nvSwitchSlice()
+	bx.status = func(a, b int, idx nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
+		if idx == nvml.P2P_CAPS_INDEX_NVLINK {
+			return nvml.P2P_STATUS_NOT_SUPPORTED, nvml.SUCCESS
+		}
+		return nvml.P2P_STATUS_OK, nvml.SUCCESS
+	}
+	v, err = Read(bx.lib(), devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range v.Pairs {
+		if p.NVLinks != 0 || p.ViaSwitch || p.Link != LinkPCIe || p.Connection() != "PHB" {
+			t.Errorf("GPU%d→GPU%d without NVLINK status: nvlinks %d, via switch %v, link %s, connection %s; want 0, false, pcie, PHB",
+				p.A, p.B, p.NVLinks, p.ViaSwitch, p.Link, p.Connection())
+		}
 	}
 }
 

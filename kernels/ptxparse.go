@@ -6,6 +6,7 @@ package kernels
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -53,10 +54,15 @@ func PTXVersion(ptx string) (int, error) {
 	if m == nil {
 		return 0, fmt.Errorf("no .version line")
 	}
-	var maj, min int
-	fmt.Sscan(m[1], &maj)
-	fmt.Sscan(m[2], &min)
-	return maj*10 + min, nil
+	maj, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, fmt.Errorf("PTXVersion: .version major %q: %w", m[1], err)
+	}
+	minor, err := strconv.Atoi(m[2])
+	if err != nil {
+		return 0, fmt.Errorf("PTXVersion: .version minor %q: %w", m[2], err)
+	}
+	return maj*10 + minor, nil
 }
 
 func stripComments(s string) string {

@@ -7,6 +7,7 @@
 # make mutation     inject each fake driver defect and show which specs catch it
 # make dist         tarball of precompiled suites for GPU nodes without Go
 # make check        gofmt and go vet
+# make docs         regenerate docs/checks.md from the check catalogue
 
 SHELL := /bin/bash
 GO ?= go
@@ -21,7 +22,7 @@ REPORTS := reports/$(RUN)
 CONFORMANCE_FLAGS ?= --fail-on-pending --fail-on-empty --keep-going --trace --poll-progress-after=60s --timeout=2h
 LABEL_FILTER ?=
 
-.PHONY: test unit fake-suites slurm conformance list mutation dist check
+.PHONY: test unit fake-suites slurm conformance list mutation dist check docs
 
 test: check unit fake-suites slurm
 
@@ -61,3 +62,8 @@ check:
 	@out=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# The catalogue document is generated from harness/checks; a test in that
+# package fails when the committed file is stale.
+docs:
+	$(GO) run ./cmd/checksdoc > docs/checks.md

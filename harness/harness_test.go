@@ -4,12 +4,11 @@
 package harness
 
 import (
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/checks"
 )
 
 func TestParsePairs(t *testing.T) {
@@ -91,14 +90,14 @@ func TestLabelsFollowCatalogue(t *testing.T) {
 	all := twoGPUs()
 	p := Pair{A: all[0], B: all[1], Link: "nvlink"}
 	l := PairLabels("access.peer-copy", p)
-	if probs := validateLabels("x", l, "access"); len(probs) > 0 {
+	if probs := checks.Validate("x", l, "access"); len(probs) > 0 {
 		t.Errorf("PairLabels are invalid: %v", probs)
 	}
 	g := GPULabels("ordering.litmus", all[0], KindLabel(Mutant), Slow)
-	if probs := validateLabels("x", g, "ordering"); len(probs) > 0 {
+	if probs := checks.Validate("x", g, "ordering"); len(probs) > 0 {
 		t.Errorf("GPULabels are invalid: %v", probs)
 	}
-	if probs := validateLabels("x", GPULabels("ipc.importer-killed", all[0], ProcessMulti), "ipc"); len(probs) > 0 {
+	if probs := checks.Validate("x", GPULabels("ipc.importer-killed", all[0], ProcessMulti), "ipc"); len(probs) > 0 {
 		t.Errorf("GPULabels with process:multi are invalid: %v", probs)
 	}
 	cases := map[string][]string{
@@ -120,34 +119,8 @@ func TestLabelsFollowCatalogue(t *testing.T) {
 		if name == "wrong suite" {
 			suite = "ipc"
 		}
-		if probs := validateLabels(name, labels, suite); len(probs) == 0 {
+		if probs := checks.Validate(name, labels, suite); len(probs) == 0 {
 			t.Errorf("%s: %v passed validation", name, labels)
-		}
-	}
-}
-
-// TestCatalogueMatchesSpecsMD keeps catalogue.go and SPECS.md in step: every
-// ID in the catalogue document is a check here and the other way round.
-func TestCatalogueMatchesSpecsMD(t *testing.T) {
-	b, err := os.ReadFile("../../shared/SPECS.md")
-	if err != nil {
-		t.Skipf("needs ../shared/SPECS.md beside the checkout (found: %v)", err)
-	}
-	ids := map[string]bool{}
-	for _, m := range regexp.MustCompile("(?m)^\\| ([a-z]+\\.[a-z0-9-]+) \\|").FindAllStringSubmatch(string(b), -1) {
-		ids[m[1]] = true
-	}
-	if len(ids) < 40 {
-		t.Fatalf("found only %d IDs in SPECS.md; the table format changed?", len(ids))
-	}
-	for id := range ids {
-		if _, ok := LookupCheck(id); !ok {
-			t.Errorf("SPECS.md has %s, the catalogue does not", id)
-		}
-	}
-	for _, c := range Checks() {
-		if !ids[c.ID] {
-			t.Errorf("the catalogue has %s, SPECS.md does not", c.ID)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness/checks"
 )
 
-// specResult is one spec of a run, named the way SPECS.md and the reports
+// specResult is one spec of a run, named the way docs/checks.md and the reports
 // name checks: its id: label, and its pair: label when it runs per pair.
 type specResult struct {
 	ID      string // "access.kernel-remote-write", or the node type for suite nodes ("BeforeSuite")

@@ -20,9 +20,6 @@ import (
 // Claims is what CUDA and NVML say about one direction.
 type Claims = claims.Claims
 
-// AtomicClaims is the name the atomics specs use for the same claims.
-type AtomicClaims = claims.Claims
-
 // Disagreement is one contradiction between the sources, or a claim a
 // comparison needs that could not be read.
 type Disagreement = claims.Disagreement
@@ -86,7 +83,7 @@ func (h *Harness) ReadClaims(p Pair) Claims {
 
 // ReadAtomicClaims is ReadClaims for kernels on accessor touching owner's
 // memory.
-func (h *Harness) ReadAtomicClaims(accessor, owner GPU) AtomicClaims {
+func (h *Harness) ReadAtomicClaims(accessor, owner GPU) Claims {
 	GinkgoHelper()
 	p, ok := current().Pair(accessor.Ordinal, owner.Ordinal)
 	if !ok {

@@ -8,6 +8,7 @@
 # make dist         tarball of precompiled suites for GPU nodes without Go
 # make sanitize     the suites under compute-sanitizer on this machine's GPUs
 # make check        gofmt, go vet, golangci-lint and go mod tidy -diff
+# make docs         regenerate docs/checks.md from the check catalogue
 
 SHELL := /bin/bash
 GO ?= go
@@ -22,7 +23,7 @@ REPORTS := reports/$(RUN)
 CONFORMANCE_FLAGS ?= --fail-on-pending --fail-on-empty --keep-going --trace --poll-progress-after=60s --timeout=2h
 LABEL_FILTER ?=
 
-.PHONY: test unit fake-suites slurm conformance list mutation dist sanitize check
+.PHONY: test unit fake-suites slurm conformance list mutation dist sanitize check docs
 
 test: check unit fake-suites slurm
 
@@ -73,3 +74,8 @@ check:
 	@out=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# The catalogue document is generated from harness/checks; a test in that
+# package fails when the committed file is stale.
+docs:
+	$(GO) run ./cmd/checksdoc > docs/checks.md

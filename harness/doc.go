@@ -4,9 +4,17 @@
 // Package harness is everything the suites use: the GPUs and ordered pairs of
 // the run, the per-spec fixture, labels tied to the check catalogue,
 // requirement helpers that skip with a reason, matchers, bounded waits and
-// report entries. Suites import harness, harness/backend types, harness/cuerr
-// codes and the kernels descriptors, and never a backend implementation or a
-// cgo package, so a spec cannot tell whether a real GPU sits underneath.
+// report entries. Suites import harness, harness/cuerr codes and the kernels
+// descriptors, and never a backend implementation or a cgo package, so a
+// spec cannot tell whether a real GPU sits underneath.
+//
+// Package harness is the Ginkgo fixture only. What does not need Ginkgo
+// lives beside it and is re-exported here under the suites' names:
+// harness/checks (the check catalogue and the label grammar),
+// harness/machine (configuration, opening the backend, GPU and pair
+// selection) and harness/claims (what CUDA and NVML claim about a pair, and
+// the one comparison of those sources). The command-line tools use those
+// packages directly.
 //
 // Lifecycle, in order:
 //

@@ -4,87 +4,66 @@
 package harness
 
 import (
-	"fmt"
-	"os"
-	"sort"
-	"strconv"
-	"strings"
-	"sync"
-
 	"github.com/p2pconf/p2pconf/harness/backend"
-	"github.com/p2pconf/p2pconf/harness/report"
-	"github.com/p2pconf/p2pconf/harness/topology"
+	"github.com/p2pconf/p2pconf/harness/machine"
 )
+
+// The machine (configuration, backend, GPU and pair selection, claims)
+// lives in harness/machine, which has no test framework in it, so the
+// command-line tools can open it too. These names keep the suites' spelling.
 
 // GPU is one GPU of the run.
-type GPU struct {
-	Ordinal backend.Device
-	Info    backend.DeviceInfo
-}
+type GPU = machine.GPU
 
-// String names the GPU as specs and reports do: "GPU0".
-func (g GPU) String() string { return fmt.Sprintf("GPU%d", int(g.Ordinal)) }
-
-// Pair is an ordered pair of GPUs: A is the source (the accessor, the one
-// whose kernels run), B the destination (whose memory is touched).
-type Pair struct {
-	A, B GPU
-	// Link is "nvlink", "pcie", "none" or "unknown" (when NVML could not tell).
-	Link string
-	// Claims is everything CUDA and NVML say about A→B, read before any spec.
-	Claims report.Pair
-}
-
-// ID is "0-1", as in P2PCONF_PAIRS and the pair: label.
-func (p Pair) ID() string { return fmt.Sprintf("%d-%d", int(p.A.Ordinal), int(p.B.Ordinal)) }
-
-// String is "GPU0→GPU1".
-func (p Pair) String() string { return p.A.String() + "→" + p.B.String() }
-
-// Reverse is B→A.
-func (p Pair) Reverse() Pair {
-	for _, q := range current().allPairs {
-		if q.A.Ordinal == p.B.Ordinal && q.B.Ordinal == p.A.Ordinal {
-			return q
-		}
-	}
-	return Pair{A: p.B, B: p.A, Link: p.Link}
-}
+// Pair is an ordered pair of GPUs: A the accessor, B the owner.
+type Pair = machine.Pair
 
 // Machine is the backend and the GPUs and pairs selected for this run.
-type Machine struct {
-	Config  Config
-	Backend backend.Backend
-	System  report.System
-	// Topology is NVML's view of the machine; nil when NVML could not be
-	// read, with the reason in NVMLErr.
-	Topology *topology.View
-	NVMLErr  error
-	gpus     []GPU
-	pairs    []Pair
-	allPairs []Pair
-}
+type Machine = machine.Machine
 
-var (
-	machineOnce sync.Once
-	machine     *Machine
-	machineErr  error
+// Config is the run's configuration, read once from the environment.
+type Config = machine.Config
+
+// Environment variables that configure a run.
+const (
+	EnvBackend       = machine.EnvBackend
+	EnvFakePreset    = machine.EnvFakePreset
+	EnvFakeDefects   = machine.EnvFakeDefects
+	EnvGPUs          = machine.EnvGPUs
+	EnvPairs         = machine.EnvPairs
+	EnvReportDir     = machine.EnvReportDir
+	EnvLibCUDA       = machine.EnvLibCUDA
+	EnvSpecTimeout   = machine.EnvSpecTimeout
+	EnvLitmusBudget  = machine.EnvLitmusBudget
+	EnvMutantTrials  = machine.EnvMutantTrials
+	EnvLitmusStress  = machine.EnvLitmusStress
+	EnvDefaultPreset = machine.EnvDefaultPreset
 )
+
+// ReadConfig parses the environment.
+func ReadConfig() (Config, error) { return machine.ReadConfig() }
+
+// ParsePairs parses "0-1,1-0" into ordered pairs of ordinals.
+func ParsePairs(s string) ([][2]int, error) { return machine.ParsePairs(s) }
+
+// OpenMachine opens the machine once per process (machine.Open).
+func OpenMachine() (*Machine, error) { return machine.Open() }
 
 // current returns the machine opened by RunSuite. Specs are built after it,
 // so a nil machine is a bug in the bootstrap, not a user error.
 func current() *Machine {
-	if machine == nil {
+	m := machine.Current()
+	if m == nil {
 		panic("harness: the machine is not open; call harness.RunSuite from the suite's Test function")
 	}
-	return machine
+	return m
 }
 
 // GPUs lists the GPUs selected for this run, sorted by PCI address.
-func GPUs() []GPU { return append([]GPU(nil), current().gpus...) }
+func GPUs() []GPU { return current().GPUs() }
 
 // Pairs lists the ordered pairs selected for this run.
-func Pairs() []Pair { return append([]Pair(nil), current().pairs...) }
+func Pairs() []Pair { return current().Pairs() }
 
 // Backend is the backend the run uses (for helper processes and tools; specs
 // use the fixture).
@@ -92,158 +71,3 @@ func Backend() backend.Backend { return current().Backend }
 
 // RunConfig is the configuration the run was started with.
 func RunConfig() Config { return current().Config }
-
-// OpenMachine reads the configuration, opens the backend, reads the topology
-// and builds the GPU and pair lists, once per process. Every error here is
-// returned before any spec runs.
-func OpenMachine() (*Machine, error) {
-	machineOnce.Do(func() { machine, machineErr = openMachine() })
-	return machine, machineErr
-}
-
-func openMachine() (*Machine, error) {
-	cfg, err := ReadConfig()
-	if err != nil {
-		return nil, err
-	}
-	b, err := openBackend(cfg)
-	if err != nil {
-		return nil, err
-	}
-	m := &Machine{Config: cfg, Backend: b}
-	all := sortedGPUs(b.Devices())
-	if m.gpus, err = selectGPUs(all, cfg.GPUs); err != nil {
-		b.Close()
-		return nil, err
-	}
-	m.allPairs, m.Topology, m.NVMLErr = readClaims(b, all)
-	if m.pairs, err = selectPairs(m.allPairs, all, m.gpus, cfg); err != nil {
-		b.Close()
-		return nil, err
-	}
-	m.System = describeSystem(b, all, m.allPairs, cfg)
-	if m.Topology != nil {
-		m.System.DriverVersion = m.Topology.DriverVersion
-	}
-	return m, nil
-}
-
-func sortedGPUs(devs []backend.DeviceInfo) []GPU {
-	gpus := make([]GPU, len(devs))
-	for i, d := range devs {
-		gpus[i] = GPU{Ordinal: d.Ordinal, Info: d}
-	}
-	sort.SliceStable(gpus, func(i, j int) bool {
-		return strings.ToLower(gpus[i].Info.PCIBusID) < strings.ToLower(gpus[j].Info.PCIBusID)
-	})
-	return gpus
-}
-
-// selectGPUs applies P2PCONF_GPUS (ordinals or UUIDs). The selection keeps
-// the order of all (PCI address), whatever order the variable lists them in.
-func selectGPUs(all []GPU, want []string) ([]GPU, error) {
-	if len(want) == 0 {
-		return all, nil
-	}
-	seen := map[backend.Device]bool{}
-	for _, w := range want {
-		g, ok := findGPU(all, w)
-		if !ok {
-			return nil, fmt.Errorf("%s: no GPU %q on this machine (found: %s)", EnvGPUs, w, describeGPUs(all))
-		}
-		seen[g.Ordinal] = true
-	}
-	var out []GPU
-	for _, g := range all {
-		if seen[g.Ordinal] {
-			out = append(out, g)
-		}
-	}
-	return out, nil
-}
-
-func findGPU(all []GPU, w string) (GPU, bool) {
-	for _, g := range all {
-		if n, err := strconv.Atoi(w); err == nil && n == int(g.Ordinal) {
-			return g, true
-		}
-		if strings.EqualFold(w, g.Info.UUID) || strings.EqualFold("GPU-"+w, g.Info.UUID) {
-			return g, true
-		}
-	}
-	return GPU{}, false
-}
-
-func describeGPUs(all []GPU) string {
-	if len(all) == 0 {
-		return "no GPUs"
-	}
-	var s []string
-	for _, g := range all {
-		s = append(s, fmt.Sprintf("%d (%s)", int(g.Ordinal), g.Info.UUID))
-	}
-	return strings.Join(s, ", ")
-}
-
-// selectPairs applies P2PCONF_PAIRS to all, the ordered pairs of allGPUs;
-// without it every ordered pair of the selected gpus is used. A pair listed
-// twice is used once.
-func selectPairs(all []Pair, allGPUs, gpus []GPU, cfg Config) ([]Pair, error) {
-	selected := map[backend.Device]bool{}
-	for _, g := range gpus {
-		selected[g.Ordinal] = true
-	}
-	if len(cfg.Pairs) == 0 {
-		var out []Pair
-		for _, p := range all {
-			if selected[p.A.Ordinal] && selected[p.B.Ordinal] {
-				out = append(out, p)
-			}
-		}
-		return out, nil
-	}
-	var out []Pair
-	seen := map[[2]int]bool{}
-	for _, want := range cfg.Pairs {
-		var found *Pair
-		for i := range all {
-			if int(all[i].A.Ordinal) == want[0] && int(all[i].B.Ordinal) == want[1] {
-				found = &all[i]
-			}
-		}
-		if found == nil {
-			return nil, fmt.Errorf("%s: pair %d-%d names a GPU this machine does not have (found GPUs: %s)",
-				EnvPairs, want[0], want[1], describeGPUs(allGPUs))
-		}
-		if len(cfg.GPUs) > 0 && (!selected[found.A.Ordinal] || !selected[found.B.Ordinal]) {
-			return nil, fmt.Errorf("%s: pair %s uses a GPU outside %s=%s", EnvPairs, found.ID(), EnvGPUs, strings.Join(cfg.GPUs, ","))
-		}
-		if !seen[want] {
-			seen[want] = true
-			out = append(out, *found)
-		}
-	}
-	return out, nil
-}
-
-func describeSystem(b backend.Backend, gpus []GPU, pairs []Pair, cfg Config) report.System {
-	host, _ := os.Hostname()
-	sys := report.System{Backend: b.Name(), Host: host, CUDAVersion: b.DriverVersion()}
-	for _, g := range gpus {
-		sys.GPUs = append(sys.GPUs, report.GPU{Ordinal: int(g.Ordinal), Name: g.Info.Name, UUID: g.Info.UUID,
-			PCIBusID: g.Info.PCIBusID, ComputeCapability: g.Info.ComputeCapability, SMCount: g.Info.SMCount,
-			TotalMemory: g.Info.TotalMemory})
-	}
-	for _, p := range pairs {
-		sys.Pairs = append(sys.Pairs, p.Claims)
-	}
-	var sel []string
-	if len(cfg.GPUs) > 0 {
-		sel = append(sel, EnvGPUs+"="+strings.Join(cfg.GPUs, ","))
-	}
-	if v := os.Getenv(EnvPairs); v != "" {
-		sel = append(sel, EnvPairs+"="+v)
-	}
-	sys.Selection = strings.Join(sel, " ")
-	return sys
-}

@@ -18,6 +18,7 @@ import (
 // after it and merged with the other suites' of the same run.
 func registerReporting(suite string, m *Machine) {
 	var progress *report.Progress
+	sys := report.SystemOf(m)
 	ReportBeforeSuite(func(r Report) {
 		if !r.SuiteConfig.DryRun { // a listing runs nothing to report progress on
 			progress = report.NewProgress(os.Stderr, suite, r.PreRunStats.SpecsThatWillRun)
@@ -28,7 +29,7 @@ func registerReporting(suite string, m *Machine) {
 		if m.Config.ReportDir == "" {
 			return
 		}
-		if err := report.WriteRun(m.Config.ReportDir, m.System, r, report.RunMeta{Suite: suite}); err != nil {
+		if err := report.WriteRun(m.Config.ReportDir, sys, r, report.RunMeta{Suite: suite}); err != nil {
 			Fail(fmt.Sprintf("writing the reports into %s: %v", m.Config.ReportDir, err))
 		}
 	})

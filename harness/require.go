@@ -21,7 +21,7 @@ func (h *Harness) RequirePeerAccess(p Pair) {
 	ok, err := h.b.CanAccessPeer(p.A.Ordinal, p.B.Ordinal)
 	ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", p.A, p.B)
 	if !ok {
-		Skip(fmt.Sprintf("needs peer access %s (found cuDeviceCanAccessPeer=0, NVML read=%s)", p, orUnknown(p.Claims.NVML.Read)))
+		Skip(fmt.Sprintf("needs peer access %s (found cuDeviceCanAccessPeer=0, NVML read=%s)", p, orUnknown(string(p.Claims.NVML.Read))))
 	}
 }
 

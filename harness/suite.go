@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
+	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/proc"
 )
 
@@ -67,11 +68,11 @@ func validateTree(suite string) []string {
 		}
 		text := s.FullText()
 		labels := s.Labels()
-		probs = append(probs, validateLabels(text, labels, suite)...)
+		probs = append(probs, checks.Validate(text, labels, suite)...)
 		texts[text]++
-		id, _ := labelValue(labels, LabelID)
-		if c, ok := LookupCheck(id); ok && !c.Variants {
-			keys[specKey(labels)]++
+		l := checks.Parse(labels)
+		if c, ok := checks.Lookup(l.ID); ok && !c.Variants {
+			keys[l.SpecKey()]++
 		}
 	}
 	for t, n := range texts {

@@ -12,9 +12,11 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/p2pconf/p2pconf/harness/checks"
 )
 
-// specResult is one spec of a run, named the way SPECS.md and the reports
+// specResult is one spec of a run, named the way docs/checks.md and the reports
 // name checks: its id: label, and its pair: label when it runs per pair.
 type specResult struct {
 	ID      string // "access.kernel-remote-write", or the node type for suite nodes ("BeforeSuite")
@@ -84,14 +86,8 @@ func readReport(path string) (runSummary, error) {
 
 func fromSpecReport(sr types.SpecReport) specResult {
 	s := specResult{Text: sr.FullText(), State: sr.State}
-	for _, l := range sr.Labels() {
-		switch {
-		case strings.HasPrefix(l, "id:"):
-			s.ID = strings.TrimPrefix(l, "id:")
-		case strings.HasPrefix(l, "pair:"):
-			s.Pair = strings.TrimPrefix(l, "pair:")
-		}
-	}
+	l := checks.Parse(sr.Labels())
+	s.ID, s.Pair = l.ID, l.Pair
 	if s.ID == "" {
 		s.ID = sr.LeafNodeType.String()
 		if sr.LeafNodeType == types.NodeTypeIt {

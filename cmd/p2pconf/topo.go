@@ -8,19 +8,19 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
 )
 
 // openMachine opens the backend and reads the claims exactly as the suites
 // do, so topo shows what a run would be measured against. It is the one
-// place topo touches the harness; tests replace it with recorded systems.
+// place topo touches the machine; tests replace it with recorded systems.
 var openMachine = func() (report.System, func(), error) {
-	m, err := harness.OpenMachine()
+	m, err := machine.Open()
 	if err != nil {
 		return report.System{}, nil, err
 	}
-	sys := m.System
+	sys := report.SystemOf(m)
 	report.FillHostDefaults(&sys)
 	return sys, func() { _ = m.Backend.Close() }, nil
 }

@@ -7,20 +7,19 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	claimmodel "github.com/p2pconf/p2pconf/harness/claims"
 )
 
 // nvmlOK reads an NVML P2P status ("OK", "P2P_STATUS_OK",
-// "P2P_STATUS_CHIPSET_NOT_SUPPORTED", ...): true for OK, false for any
-// "not supported", nil when unknown.
+// "P2P_STATUS_CHIPSET_NOT_SUPPORTED", ...) as the claims model does: true
+// for OK, false for any "not supported", nil when unknown.
 func nvmlOK(s string) *bool {
-	s = strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "P2P_STATUS_")
-	var b bool
-	switch s {
-	case "", "UNKNOWN", "U", "?":
+	st := claimmodel.Status(s)
+	if !st.Known() {
 		return nil
-	case "OK":
-		b = true
 	}
+	b := st.OK()
 	return &b
 }
 
@@ -246,32 +245,14 @@ func claimEntriesText(r Result) string {
 	return strings.Join(parts, ", ")
 }
 
-// claimConflicts compares the sources' claims on one pair with each other.
+// claimConflicts compares the sources' claims on one pair with each other,
+// by the rules the checks use (claimmodel.Disagreements). A claim that was not
+// recorded is no conflict here: the report cannot ask again.
 func claimConflicts(p Pair) []string {
 	var out []string
-	cuda := p.CUDA.CanAccessPeer
-	r, w := nvmlOK(p.NVML.Read), nvmlOK(p.NVML.Write)
-	if cuda != nil && r != nil && w != nil && *cuda != (*r && *w) {
-		out = append(out, "CUDA and NVML disagree on peer access: "+peerClaimText(p))
-	}
-	if acc := intFlag(p.CUDA.AccessSupported); cuda != nil && acc != nil && *cuda != *acc {
-		out = append(out, fmt.Sprintf("CUDA disagrees with itself: cuDeviceCanAccessPeer=%s but ACCESS_SUPPORTED=%s",
-			boolStr(cuda), intStr(p.CUDA.AccessSupported)))
-	}
-	native, partial, a := intFlag(p.CUDA.NativeAtomicSupported), intFlag(p.CUDA.PartialNativeAtomic), nvmlOK(p.NVML.Atomics)
-	if n, total := atomicOps(p); total > 0 && native != nil {
-		switch {
-		case *native && n < total:
-			out = append(out, fmt.Sprintf("CUDA disagrees with itself: NATIVE_ATOMIC_SUPPORTED=1 but cuDeviceGetP2PAtomicCapabilities gives %d of %d operations a capability", n, total))
-		case !*native && n > 0 && (partial == nil || !*partial):
-			out = append(out, fmt.Sprintf("CUDA disagrees with itself: NATIVE_ATOMIC_SUPPORTED=0 and ONLY_PARTIAL=%s but cuDeviceGetP2PAtomicCapabilities gives %d of %d operations a capability",
-				intStr(p.CUDA.PartialNativeAtomic), n, total))
-		}
-	}
-	if native != nil && a != nil {
-		cudaSays := *native || (partial != nil && *partial)
-		if cudaSays != *a {
-			out = append(out, "CUDA and NVML disagree on atomics: "+atomicsClaimText(p))
+	for _, d := range claimmodel.Disagreements(claimsOf(p)) {
+		if !d.Unread {
+			out = append(out, fmt.Sprintf("%s: %s", d.Topic, d.Text))
 		}
 	}
 	return out

@@ -9,13 +9,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/p2pconf/p2pconf/harness/checks"
 )
 
 // RunMeta is what a suite binary knows about its own run. Zero fields are
@@ -33,59 +34,17 @@ type RunMeta struct {
 	Seed        int64
 }
 
-// labels is a spec's p2pconf labels, parsed.
-type labels struct {
-	id, suite, kind, gpus, link string
-	gpu, src, dst               *int
-	all                         []string
-}
-
-var pairLabel = regexp.MustCompile(`^(\d+)-(\d+)$`)
-
-func parseLabels(all []string) labels {
-	l := labels{all: all}
-	for _, s := range all {
-		k, v, ok := strings.Cut(s, ":")
-		if !ok {
-			continue
-		}
-		switch k {
-		case "id":
-			l.id = v
-		case "suite":
-			l.suite = v
-		case "kind":
-			l.kind = v
-		case "gpus":
-			l.gpus = v
-		case "link":
-			l.link = v
-		case "gpu":
-			if n, err := strconv.Atoi(v); err == nil {
-				l.gpu = &n
-			}
-		case "pair":
-			if m := pairLabel.FindStringSubmatch(v); m != nil {
-				a, _ := strconv.Atoi(m[1])
-				b, _ := strconv.Atoi(m[2])
-				l.src, l.dst = &a, &b
-			}
-		}
-	}
-	return l
-}
-
 // suiteName picks the suite's name (see RunMeta.Suite).
 func suiteName(r types.Report, meta RunMeta) string {
 	if meta.Suite != "" {
 		return meta.Suite
 	}
-	if s := parseLabels(r.SuiteLabels).suite; s != "" {
+	if s := checks.Parse(r.SuiteLabels).Suite; s != "" {
 		return s
 	}
 	seen := map[string]bool{}
 	for _, sr := range r.SpecReports {
-		if s := parseLabels(sr.Labels()).suite; s != "" {
+		if s := checks.Parse(sr.Labels()).Suite; s != "" {
 			seen[s] = true
 		}
 	}
@@ -191,11 +150,11 @@ func nonNil[T any](s []T) []T {
 // convertSpec makes the result of one spec; ok is false for specs that were
 // not selected (label filter, focus) and suite nodes that passed.
 func convertSpec(sr types.SpecReport, r types.Report, suite string) (Result, bool) {
-	l := parseLabels(sr.Labels())
+	l := checks.Parse(sr.Labels())
 	res := Result{
-		Check: l.id, Family: l.suite, Kind: l.kind, Link: l.link,
-		GPU: l.gpu, Src: l.src, Dst: l.dst,
-		Spec: sr.FullText(), Labels: nonNil(l.all),
+		Check: l.ID, Family: l.Suite, Kind: l.Kind, Link: l.Link,
+		GPU: l.GPU, Src: l.Src, Dst: l.Dst,
+		Spec: sr.FullText(), Labels: nonNil(l.All),
 		DurationMS: sr.RunTime.Milliseconds(),
 	}
 	if res.Family == "" {

@@ -13,7 +13,7 @@ const (
 	KindClaim   = "claim"   // what a source (CUDA, NVML) says about a GPU or pair
 	KindMetric  = "metric"  // a measured number (instances/s, GB/s, lost updates)
 	KindFinding = "finding" // an observation the documentation does not fix (an error code, undocumented behaviour)
-	KindPower   = "power"   // whether a mutant's weak outcome was seen (see SPECS.md "Power")
+	KindPower   = "power"   // whether a mutant's weak outcome was seen (see docs/checks.md, kind mutant)
 )
 
 // Entry is one observation attached to a spec.

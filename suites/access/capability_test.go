@@ -12,12 +12,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
-
-// nvmlOK is NVML's P2P status for a working capability.
-const nvmlOK = "P2P_STATUS_OK"
 
 var _ = Describe("access:", func() {
 	h := harness.New()
@@ -43,11 +39,15 @@ var _ = Describe("access:", func() {
 		It(fmt.Sprintf("CUDA, its P2P attributes, NVML and the pair itself agree on peer access %s", p),
 			harness.PairLabels("access.capability-per-direction", p), func(ctx SpecContext) {
 				By(fmt.Sprintf("recording what CUDA and NVML claim about %s", p))
-				Expect(p.Claims.NVML.Error).To(BeEmpty(), "NVML could not be read for %s", p)
-				can, attrs := cudaClaims(h, p)
-				recordNVMLClaims(p)
-				disagree := claimDisagreements(p, can, attrs)
-				nv := p.Claims.NVML
+				Expect(p.Claims.NVML.Err).NotTo(HaveOccurred(), "NVML could not be read for %s", p)
+				c := h.ReadClaims(p)
+				recordClaims(p, c)
+				var disagree []string
+				for _, d := range harness.ClaimDisagreements(c, harness.PeerAccessClaims) {
+					disagree = append(disagree, d.Text)
+				}
+				can := b2i(*c.CUDA.CanAccessPeer)
+				nv := c.NVML
 
 				By(fmt.Sprintf("enabling peer access %s, which cuDeviceCanAccessPeer says %s", p, map[int]string{0: "is unsupported", 1: "works"}[can]))
 				err := h.EnablePeerAccess(p)
@@ -70,47 +70,29 @@ var _ = Describe("access:", func() {
 	}
 })
 
-// cudaClaims asks CUDA about p now (a failed query fails the spec), records
-// every answer, and returns cuDeviceCanAccessPeer as 0/1 and the attributes.
-func cudaClaims(h *harness.Harness, p harness.Pair) (int, map[string]int) {
-	GinkgoHelper()
-	ok, err := h.B().CanAccessPeer(p.A.Ordinal, p.B.Ordinal)
-	harness.ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", p.A, p.B)
-	can := b2i(ok)
-	harness.Claim("cuda", "cuDeviceCanAccessPeer", can, p.String())
-	attrs := map[string]int{}
-	for _, a := range p2pAttrs(h) {
-		v, err := h.B().P2PAttribute(a, p.A.Ordinal, p.B.Ordinal)
-		harness.ExpectNoError(err, "cuDeviceGetP2PAttribute(%s, %s, %s)", a, p.A, p.B)
-		harness.Claim("cuda", a.String(), v, p.String())
-		attrs[a.String()] = v
+// recordClaims records what CUDA says about p now and what NVML said when
+// the run started.
+func recordClaims(p harness.Pair, c harness.Claims) {
+	cu, nv := c.CUDA, c.NVML
+	harness.Claim("cuda", "cuDeviceCanAccessPeer", b2i(*cu.CanAccessPeer), p.String())
+	for _, a := range []struct {
+		attr  harness.P2PAttr
+		value *int
+	}{
+		{harness.P2PPerformanceRank, cu.PerformanceRank}, {harness.P2PAccessSupported, cu.AccessSupported},
+		{harness.P2PNativeAtomicSupported, cu.NativeAtomicSupported}, {harness.P2PCudaArrayAccessSupported, cu.CudaArrayAccessSupported},
+		{harness.P2POnlyPartialNativeAtomicSupported, cu.PartialNativeAtomic},
+	} {
+		if a.value != nil { // ONLY_PARTIAL is nil on drivers before CUDA 13.0, which lack it
+			harness.Claim("cuda", a.attr.String(), *a.value, p.String())
+		}
 	}
-	return can, attrs
-}
-
-// claimDisagreements compares the sources' answers for p with CUDA's
-// cuDeviceCanAccessPeer (can, 0 or 1), one line per disagreement.
-func claimDisagreements(p harness.Pair, can int, attrs map[string]int) []string {
-	var out []string
-	if v := attrs[backend.P2PAccessSupported.String()]; v != can {
-		out = append(out, fmt.Sprintf("cuDeviceCanAccessPeer=%d but P2P attribute ACCESS_SUPPORTED=%d", can, v))
-	}
-	nv := p.Claims.NVML
-	if nvmlBoth := b2i(nv.Read == nvmlOK && nv.Write == nvmlOK); nvmlBoth != can {
-		out = append(out, fmt.Sprintf("cuDeviceCanAccessPeer=%d but NVML P2P status READ=%s WRITE=%s", can, nv.Read, nv.Write))
-	}
-	return out
-}
-
-// recordNVMLClaims records what NVML said about p when the run started.
-func recordNVMLClaims(p harness.Pair) {
-	nv := p.Claims.NVML
 	for _, c := range []struct {
 		name  string
 		value any
 	}{
-		{"P2P_CAPS_INDEX_READ", nv.Read}, {"P2P_CAPS_INDEX_WRITE", nv.Write}, {"P2P_CAPS_INDEX_NVLINK", nv.NVLink},
-		{"P2P_CAPS_INDEX_ATOMICS", nv.Atomics}, {"P2P_CAPS_INDEX_PCI", nv.PCI},
+		{"P2P_CAPS_INDEX_READ", string(nv.Read)}, {"P2P_CAPS_INDEX_WRITE", string(nv.Write)}, {"P2P_CAPS_INDEX_NVLINK", string(nv.NVLink)},
+		{"P2P_CAPS_INDEX_ATOMICS", string(nv.Atomics)}, {"P2P_CAPS_INDEX_PCI", string(nv.PCI)},
 		{"topology level", nv.TopologyLevel}, {"NVLink count", nv.NVLinkCount}, {"link", p.Link},
 	} {
 		harness.Claim("nvml", c.name, c.value, p.String())

@@ -39,23 +39,24 @@ var _ = Describe("atomics: advertised P2P atomic capabilities", func() {
 			harness.PairLabels("atomics.capability-report", p), func(ctx SpecContext) {
 				By(fmt.Sprintf("reading the atomic P2P attributes and capability masks of %s", p))
 				c := h.ReadAtomicClaims(p.A, p.B)
-				c.Record()
-				harness.Claim("nvml", "P2P ATOMICS", p.Claims.NVML.Atomics, p.String())
+				harness.RecordAtomicClaims(c)
+				harness.Claim("nvml", "P2P ATOMICS", string(c.NVML.Atomics), p.String())
 
-				By("comparing NATIVE_ATOMIC_SUPPORTED and ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED with NVML's ATOMICS status")
-				d := c.AttributeDisagreements(p.Claims.NVML.Atomics, p.Claims.NVML.Error)
-
-				By("comparing the per-operation capability masks with the attributes")
-				if c.Caps == nil {
+				By("comparing NATIVE_ATOMIC_SUPPORTED, ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, the per-operation masks and NVML's ATOMICS status")
+				var d []string
+				for _, x := range harness.ClaimDisagreements(c, harness.AtomicsClaims) {
+					d = append(d, c.Link()+": "+x.Text)
+				}
+				if c.CUDA.AtomicCaps == nil {
 					if len(d) > 0 {
 						Fail(strings.Join(d, "; "))
 					}
 					Skip(fmt.Sprintf("needs cuDeviceGetP2PAtomicCapabilities for the per-operation check of %s (found: %v); the attributes agree with NVML",
-						p, c.CapsMissing))
+						p, c.CUDA.AtomicCapsErr))
 				}
 				// Every disagreement in one message: a vendor ticket needs
 				// the whole picture, not the first contradiction.
-				if d = append(d, c.MaskDisagreements()...); len(d) > 0 {
+				if len(d) > 0 {
 					Fail(strings.Join(d, "; "))
 				}
 			}, SpecTimeout(30*time.Second))

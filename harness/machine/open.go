@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package harness
+package machine
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 	"github.com/p2pconf/p2pconf/harness/fake"
 )
 
-// openBackend opens the backend the configuration names. This is the one
+// OpenBackend opens the backend the configuration names. This is the one
 // place that knows the backends; suites only ever see backend.Backend.
-func openBackend(cfg Config) (backend.Backend, error) {
+func OpenBackend(cfg Config) (backend.Backend, error) {
 	switch cfg.Backend {
 	case "fake":
 		b, err := fake.Open(cfg.FakePreset, cfg.FakeDefects)
@@ -35,12 +35,4 @@ func openBackend(cfg Config) (backend.Backend, error) {
 		}
 		return b, nil
 	}
-}
-
-// nvmlReason explains why a backend has no NVML, when it can say.
-func nvmlReason(b backend.Backend) error {
-	if r, ok := b.(interface{ NVMLError() error }); ok {
-		return r.NVMLError()
-	}
-	return nil
 }

@@ -8,9 +8,8 @@ import (
 	"sort"
 )
 
-// The view is what matrix.md and matrix.html show, computed once and
-// rendered twice so the two never disagree.
-
+// view is what matrix.md and matrix.html show, computed once and rendered
+// twice so the two never disagree.
 type view struct {
 	doc           Document
 	gpus          []int

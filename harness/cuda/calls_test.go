@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/p2pconf/p2pconf/harness/cuenum"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -89,12 +90,12 @@ func TestDeviceQueries(t *testing.T) {
 	if mem != 81<<30 {
 		t.Errorf("TotalMem(1) = %d", mem)
 	}
-	v, err := d.DeviceAttribute(2, AttrWarpSize) // the stub echoes attr*100+dev
+	v, err := d.DeviceAttribute(2, cuenum.AttrWarpSize) // the stub echoes attr*100+dev
 	must(t, err, "DeviceAttribute")
 	if v != 1002 {
 		t.Errorf("DeviceAttribute(2, 10) = %d, want the echo 1002", v)
 	}
-	if _, err := d.DeviceAttribute(0, AttrOnlyPartialHostNativeAtomic); err != nil {
+	if _, err := d.DeviceAttribute(0, cuenum.AttrOnlyPartialHostNativeAtomicSupported); err != nil {
 		t.Errorf("attribute 147 on a 13.0 stub: %v", err)
 	}
 }
@@ -177,7 +178,7 @@ func TestMemoryCalls(t *testing.T) {
 		}
 		must(t, d.MemsetD8(p, 0xab, 3), "MemsetD8")
 		must(t, d.MemsetD32(p+4, 0x01020304, 2), "MemsetD32")
-		s, err := d.CreateStream(StreamNonBlocking)
+		s, err := d.CreateStream(cuenum.StreamNonBlocking)
 		must(t, err, "CreateStream")
 		defer d.DestroyStream(s)
 		must(t, d.MemsetD32Async(p+12, 0xcafef00d, 1, s), "MemsetD32Async")
@@ -188,7 +189,7 @@ func TestMemoryCalls(t *testing.T) {
 		if !bytes.Equal(got[:16], want) {
 			t.Errorf("after memsets: % x, want % x", got[:16], want)
 		}
-		h, err := d.MemHostAlloc(64, HostAllocPortable|HostAllocDeviceMap)
+		h, err := d.MemHostAlloc(64, cuenum.HostAllocPortable|cuenum.HostAllocDeviceMap)
 		must(t, err, "MemHostAlloc")
 		defer d.MemFreeHost(h)
 		hp, err := d.HostDevicePointer(h)
@@ -217,8 +218,8 @@ func TestPointerAttributes(t *testing.T) {
 		if base != p || size != 4096 {
 			t.Errorf("PointerRange(p+100) = %#x, %d; want %#x, 4096", base, size, p)
 		}
-		for attr, want := range map[PointerAttribute]uint64{
-			PointerAttrMemoryType: uint64(MemoryTypeDevice), PointerAttrMapped: 1, PointerAttrIsLegacyCUDAIPCCapable: 1,
+		for attr, want := range map[cuenum.PointerAttr]uint64{
+			cuenum.PointerMemoryType: uint64(cuenum.MemoryTypeDevice), cuenum.PointerMapped: 1, cuenum.PointerIsLegacyCudaIPCCapable: 1,
 		} {
 			got, err := d.PointerAttribute(attr, p)
 			must(t, err, "PointerAttribute")
@@ -226,7 +227,7 @@ func TestPointerAttributes(t *testing.T) {
 				t.Errorf("PointerAttribute(%d) = %d, want %d", attr, got, want)
 			}
 		}
-		if _, err := d.PointerAttribute(PointerAttrDeviceOrdinal, 0x10); !errors.Is(err, cuerr.InvalidValue) {
+		if _, err := d.PointerAttribute(cuenum.PointerDeviceOrdinal, 0x10); !errors.Is(err, cuerr.InvalidValue) {
 			t.Errorf("attribute of a wild pointer: %v, want INVALID_VALUE", err)
 		}
 		return nil
@@ -246,22 +247,22 @@ func TestPeerCalls(t *testing.T) {
 			t.Errorf("CanAccessPeer(%d, %d) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
-	v, err := d.P2PAttribute(P2PAttrNativeAtomicSupported, 1, 0) // echoes attr*10000+src*100+dst
+	v, err := d.P2PAttribute(cuenum.P2PNativeAtomicSupported, 1, 0) // echoes attr*10000+src*100+dst
 	must(t, err, "P2PAttribute")
 	if v != 30100 {
 		t.Errorf("P2PAttribute(3, 1, 0) = %d, want the echo 30100", v)
 	}
-	if _, err := d.P2PAttribute(P2PAttrAccessSupported, 1, 1); !errors.Is(err, cuerr.InvalidDevice) {
+	if _, err := d.P2PAttribute(cuenum.P2PAccessSupported, 1, 1); !errors.Is(err, cuerr.InvalidDevice) {
 		t.Errorf("P2PAttribute(src == dst): %v, want INVALID_DEVICE", err)
 	}
-	caps, err := d.P2PAtomicCapabilities([]AtomicOperation{AtomicCAS, AtomicFloatMax}, 1, 0)
+	caps, err := d.P2PAtomicCapabilities([]cuenum.AtomicOperation{cuenum.AtomicCAS, cuenum.AtomicFloatMax}, 1, 0)
 	must(t, err, "P2PAtomicCapabilities")
-	if want := []AtomicCapability{10 | 1<<8, 13 | 1<<8}; !slices.Equal(caps, want) {
+	if want := []cuenum.AtomicCaps{10 | 1<<8, 13 | 1<<8}; !slices.Equal(caps, want) {
 		t.Errorf("P2PAtomicCapabilities = %v, want the echo %v", caps, want)
 	}
-	hcaps, err := d.HostAtomicCapabilities([]AtomicOperation{AtomicIntegerAdd}, 1)
+	hcaps, err := d.HostAtomicCapabilities([]cuenum.AtomicOperation{cuenum.AtomicIntegerAdd}, 1)
 	must(t, err, "HostAtomicCapabilities")
-	if want := []AtomicCapability{1 | 1<<8}; !slices.Equal(hcaps, want) {
+	if want := []cuenum.AtomicCaps{1 | 1<<8}; !slices.Equal(hcaps, want) {
 		t.Errorf("HostAtomicCapabilities = %v, want %v", hcaps, want)
 	}
 	if _, err := d.P2PAtomicCapabilities(nil, 0, 1); !errors.Is(err, cuerr.InvalidValue) {
@@ -306,7 +307,7 @@ func TestIPCHandlesPassByValue(t *testing.T) {
 		h, err := d.IPCGetMemHandle(p)
 		must(t, err, "IPCGetMemHandle")
 		// The stub decodes all 64 bytes of the by-value argument.
-		q, err := d.IPCOpenMemHandle(h, IPCMemLazyEnablePeerAccess)
+		q, err := d.IPCOpenMemHandle(h, cuenum.IPCMemLazyEnablePeerAccess)
 		must(t, err, "IPCOpenMemHandle")
 		if q != p {
 			t.Errorf("IPCOpenMemHandle = %#x, want %#x", q, p)
@@ -314,16 +315,16 @@ func TestIPCHandlesPassByValue(t *testing.T) {
 		must(t, d.IPCCloseMemHandle(q), "IPCCloseMemHandle")
 		bad := h
 		bad[63] ^= 1
-		if _, err := d.IPCOpenMemHandle(bad, IPCMemLazyEnablePeerAccess); !errors.Is(err, cuerr.InvalidHandle) {
+		if _, err := d.IPCOpenMemHandle(bad, cuenum.IPCMemLazyEnablePeerAccess); !errors.Is(err, cuerr.InvalidHandle) {
 			t.Errorf("handle with its last byte changed: %v, want INVALID_HANDLE", err)
 		}
 		if _, err := d.IPCOpenMemHandle(h, 0); !errors.Is(err, cuerr.InvalidValue) {
 			t.Errorf("flags 0: %v, want the stub's INVALID_VALUE", err)
 		}
-		if _, err := d.CreateEvent(EventInterprocess); !errors.Is(err, cuerr.InvalidValue) {
+		if _, err := d.CreateEvent(cuenum.EventInterprocess); !errors.Is(err, cuerr.InvalidValue) {
 			t.Errorf("interprocess event with timing: %v, want INVALID_VALUE", err)
 		}
-		ev, err := d.CreateEvent(EventInterprocess | EventDisableTiming)
+		ev, err := d.CreateEvent(cuenum.EventInterprocess | cuenum.EventDisableTiming)
 		must(t, err, "CreateEvent")
 		eh, err := d.IPCGetEventHandle(ev)
 		must(t, err, "IPCGetEventHandle")
@@ -339,11 +340,11 @@ func TestIPCHandlesPassByValue(t *testing.T) {
 func TestVMMCalls(t *testing.T) {
 	d, _ := loadStub(t)
 	c := retain(t, d, 0)
-	prop := DeviceAllocationProp(1, HandleTypePOSIXFD|HandleTypeFabric)
+	prop := DeviceAllocationProp(1, cuenum.HandlePosix|cuenum.HandleFabric)
 	in(t, c, func() error {
-		gmin, err := d.AllocationGranularity(prop, GranularityMinimum)
+		gmin, err := d.AllocationGranularity(prop, cuenum.GranularityMinimum)
 		must(t, err, "AllocationGranularity")
-		grec, err := d.AllocationGranularity(prop, GranularityRecommended)
+		grec, err := d.AllocationGranularity(prop, cuenum.GranularityRecommended)
 		must(t, err, "AllocationGranularity")
 		if gmin != 2<<20 || grec != 4<<20 {
 			t.Errorf("granularity = %d, %d; want 2 MiB, 4 MiB from the stub", gmin, grec)
@@ -354,11 +355,11 @@ func TestVMMCalls(t *testing.T) {
 		h, err := d.MemCreate(gmin, prop)
 		must(t, err, "MemCreate")
 		va := mapped(t, d, h, gmin)
-		if f, err := d.MemGetAccess(DeviceLocation(0), va); err != nil || f != AccessNone {
+		if f, err := d.MemGetAccess(DeviceLocation(0), va); err != nil || f != cuenum.ProtNone {
 			t.Errorf("access right after MemMap = %d, %v; want 0", f, err)
 		}
-		must(t, d.MemSetAccess(va, gmin, AccessDesc{DeviceLocation(0), AccessReadWrite}, AccessDesc{DeviceLocation(1), AccessRead}), "MemSetAccess")
-		for dev, want := range []AccessFlags{AccessReadWrite, AccessRead} {
+		must(t, d.MemSetAccess(va, gmin, AccessDesc{DeviceLocation(0), cuenum.ProtReadWrite}, AccessDesc{DeviceLocation(1), cuenum.ProtRead}), "MemSetAccess")
+		for dev, want := range []cuenum.AccessFlags{cuenum.ProtReadWrite, cuenum.ProtRead} {
 			if f, err := d.MemGetAccess(DeviceLocation(Device(dev)), va); err != nil || f != want {
 				t.Errorf("MemGetAccess(device %d) = %d, %v; want %d", dev, f, err, want)
 			}
@@ -440,7 +441,7 @@ func TestModuleLoadAndLaunchMarshalling(t *testing.T) {
 		out, err := d.MemAlloc(72)
 		must(t, err, "MemAlloc")
 		defer d.MemFree(out)
-		s, err := d.CreateStream(StreamNonBlocking)
+		s, err := d.CreateStream(cuenum.StreamNonBlocking)
 		must(t, err, "CreateStream")
 		defer d.DestroyStream(s)
 		cfg := LaunchConfig{Grid: Dim3{X: 2, Y: 3}, Block: Dim3{X: 32}, SharedMemBytes: 64, Stream: s}
@@ -507,9 +508,9 @@ func TestQueriesReportNotReadyAsPending(t *testing.T) {
 		must(t, err, "LoadModule")
 		f, err := d.Function(m, "p2pc_noop")
 		must(t, err, "Function")
-		s, err := d.CreateStream(StreamNonBlocking)
+		s, err := d.CreateStream(cuenum.StreamNonBlocking)
 		must(t, err, "CreateStream")
-		ev, err := d.CreateEvent(EventDisableTiming)
+		ev, err := d.CreateEvent(cuenum.EventDisableTiming)
 		must(t, err, "CreateEvent")
 		must(t, d.LaunchKernel(f, LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 1}, Stream: s}), "LaunchKernel")
 		must(t, d.RecordEvent(ev, s), "RecordEvent")
@@ -540,9 +541,9 @@ func TestElapsedTime(t *testing.T) {
 	d, _ := loadStub(t)
 	c := retain(t, d, 0)
 	in(t, c, func() error {
-		a, err := d.CreateEvent(EventDefault)
+		a, err := d.CreateEvent(cuenum.EventDefault)
 		must(t, err, "CreateEvent")
-		b, err := d.CreateEvent(EventBlockingSync)
+		b, err := d.CreateEvent(cuenum.EventBlockingSync)
 		must(t, err, "CreateEvent")
 		if _, err := d.ElapsedTime(a, b); !errors.Is(err, cuerr.InvalidHandle) {
 			t.Errorf("ElapsedTime of unrecorded events: %v, want INVALID_HANDLE", err)

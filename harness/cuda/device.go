@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/p2pconf/p2pconf/harness/cuenum"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -59,39 +60,6 @@ type UUID [16]byte
 func (u UUID) String() string {
 	return fmt.Sprintf("GPU-%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }
-
-// DeviceAttribute is a CUdevice_attribute value.
-type DeviceAttribute int32
-
-// Device attributes p2pconf reads (cuda.h numbers; reference §4.4, §6).
-const (
-	AttrMaxThreadsPerBlock                DeviceAttribute = 1
-	AttrWarpSize                          DeviceAttribute = 10
-	AttrMultiprocessorCount               DeviceAttribute = 16
-	AttrCanMapHostMemory                  DeviceAttribute = 19
-	AttrComputeMode                       DeviceAttribute = 20
-	AttrPCIBusID                          DeviceAttribute = 33
-	AttrPCIDeviceID                       DeviceAttribute = 34
-	AttrUnifiedAddressing                 DeviceAttribute = 41
-	AttrPCIDomainID                       DeviceAttribute = 50
-	AttrComputeCapabilityMajor            DeviceAttribute = 75
-	AttrComputeCapabilityMinor            DeviceAttribute = 76
-	AttrManagedMemory                     DeviceAttribute = 83
-	AttrHostNativeAtomicSupported         DeviceAttribute = 86
-	AttrPageableMemoryAccess              DeviceAttribute = 88
-	AttrConcurrentManagedAccess           DeviceAttribute = 89
-	AttrCanUseHostPointerForRegisteredMem DeviceAttribute = 91
-	AttrCooperativeLaunch                 DeviceAttribute = 95
-	AttrPageableMemoryAccessUsesHostPT    DeviceAttribute = 100
-	AttrVirtualMemoryManagementSupported  DeviceAttribute = 102
-	AttrHandleTypePOSIXFDSupported        DeviceAttribute = 103
-	AttrGPUDirectRDMAWithVMMSupported     DeviceAttribute = 110
-	AttrMemoryPoolsSupported              DeviceAttribute = 115
-	AttrIPCEventSupported                 DeviceAttribute = 125
-	AttrHandleTypeFabricSupported         DeviceAttribute = 128
-	AttrHostVirtualMemoryManagement       DeviceAttribute = 145 // 13.0+
-	AttrOnlyPartialHostNativeAtomic       DeviceAttribute = 147 // 13.0+
-)
 
 // Init initialises the driver; wraps cuInit(0). Every call except
 // DriverVersion and the error-text lookups needs it first. No context needed.
@@ -171,7 +139,7 @@ func (d *Driver) DeviceName(dev Device) (string, error) {
 
 // DeviceAttribute reads one attribute; wraps cuDeviceGetAttribute. An
 // attribute newer than the driver gives CUDA_ERROR_INVALID_VALUE.
-func (d *Driver) DeviceAttribute(dev Device, attr DeviceAttribute) (int, error) {
+func (d *Driver) DeviceAttribute(dev Device, attr cuenum.DeviceAttr) (int, error) {
 	fn, err := d.proc(cuDeviceGetAttribute)
 	if err != nil {
 		return 0, err

@@ -5,7 +5,8 @@
 // libcuda.so.1 at run time with dlopen (a test machine has the driver but no
 // toolkit or headers), resolves every entry point through cuGetProcAddress_v2
 // with a CUDA version pinned per function, and wraps each one in a short Go
-// method with Go names and concrete handle types.
+// method with Go names and concrete handle types. Enum and flag arguments
+// are harness/cuenum types, the one place their cuda.h values are written.
 //
 // Why pin versions: the plain export names are old ABIs (cuMemAlloc takes a
 // 32-bit size, cuIpcOpenMemHandle has older semantics), and asking

@@ -32,7 +32,11 @@ static inline CUresult p2pc_cuIpcOpenEventHandle(uintptr_t fn, uintptr_t *ev, co
 */
 import "C"
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/p2pconf/p2pconf/harness/cuenum"
+)
 
 // IPCMemHandle is an opaque CUipcMemHandle: 64 bytes to ship to another
 // process over any channel.
@@ -40,14 +44,6 @@ type IPCMemHandle [64]byte
 
 // IPCEventHandle is an opaque CUipcEventHandle.
 type IPCEventHandle [64]byte
-
-// IPCMemFlags are cuIpcOpenMemHandle flags.
-type IPCMemFlags uint32
-
-// IPCMemLazyEnablePeerAccess (CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) lets the
-// importer open memory of another device, enabling peer access on demand.
-// The driver documents it as the value to pass.
-const IPCMemLazyEnablePeerAccess IPCMemFlags = 0x1
 
 // IPCGetMemHandle exports the allocation whose base is p (from MemAlloc;
 // VMM memory uses shareable handles instead); wraps cuIpcGetMemHandle.
@@ -65,7 +61,7 @@ func (d *Driver) IPCGetMemHandle(p DevicePtr) (IPCMemHandle, error) {
 // IPCOpenMemHandle maps another process's allocation into the current
 // context; wraps cuIpcOpenMemHandle_v2. Opening in the exporting process
 // fails (observed: 201 INVALID_CONTEXT). Needs a current context.
-func (d *Driver) IPCOpenMemHandle(h IPCMemHandle, flags IPCMemFlags) (DevicePtr, error) {
+func (d *Driver) IPCOpenMemHandle(h IPCMemHandle, flags cuenum.IPCMemFlags) (DevicePtr, error) {
 	fn, err := d.proc(cuIpcOpenMemHandle)
 	if err != nil {
 		return 0, err
@@ -85,8 +81,8 @@ func (d *Driver) IPCCloseMemHandle(p DevicePtr) error {
 	return cuIpcCloseMemHandle.check(C.p2pc_cuIpcCloseMemHandle(fn, C.CUdeviceptr(p)))
 }
 
-// IPCGetEventHandle exports an event created with EventInterprocess |
-// EventDisableTiming; wraps cuIpcGetEventHandle. Needs a current context.
+// IPCGetEventHandle exports an event created with cuenum.EventInterprocess |
+// cuenum.EventDisableTiming; wraps cuIpcGetEventHandle. Needs a current context.
 func (d *Driver) IPCGetEventHandle(ev Event) (IPCEventHandle, error) {
 	fn, err := d.proc(cuIpcGetEventHandle)
 	if err != nil {

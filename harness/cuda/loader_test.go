@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/p2pconf/p2pconf/harness/cuenum"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -135,12 +136,12 @@ func TestPinnedVersionsSelectCurrentABI(t *testing.T) {
 		must(t, err, "MemAlloc")
 		h, err := d.IPCGetMemHandle(p)
 		must(t, err, "IPCGetMemHandle")
-		_, err = d.IPCOpenMemHandle(h, IPCMemLazyEnablePeerAccess)
+		_, err = d.IPCOpenMemHandle(h, cuenum.IPCMemLazyEnablePeerAccess)
 		must(t, err, "IPCOpenMemHandle")
 		must(t, d.IPCCloseMemHandle(p), "IPCCloseMemHandle")
-		a, err := d.CreateEvent(EventDefault)
+		a, err := d.CreateEvent(cuenum.EventDefault)
 		must(t, err, "CreateEvent")
-		b, err := d.CreateEvent(EventDefault)
+		b, err := d.CreateEvent(cuenum.EventDefault)
 		must(t, err, "CreateEvent")
 		must(t, d.RecordEvent(a, Stream{}), "RecordEvent")
 		must(t, d.RecordEvent(b, Stream{}), "RecordEvent")
@@ -155,7 +156,7 @@ func TestMissingEntryPointIsASymbolError(t *testing.T) {
 	if d.Version() != 12040 {
 		t.Fatalf("Version() = %d, want 12040", d.Version())
 	}
-	_, err := d.P2PAtomicCapabilities([]AtomicOperation{AtomicIntegerAdd}, 0, 1)
+	_, err := d.P2PAtomicCapabilities([]cuenum.AtomicOperation{cuenum.AtomicIntegerAdd}, 0, 1)
 	var se *SymbolError
 	if !errors.As(err, &se) {
 		t.Fatalf("P2PAtomicCapabilities on a 12.4 driver: %v, want a *SymbolError", err)
@@ -169,12 +170,12 @@ func TestMissingEntryPointIsASymbolError(t *testing.T) {
 	if !errors.Is(err, ErrMissingEntryPoint) {
 		t.Errorf("errors.Is(%v, ErrMissingEntryPoint) = false", err)
 	}
-	if _, err := d.HostAtomicCapabilities([]AtomicOperation{AtomicIntegerAdd}, 0); !errors.Is(err, ErrMissingEntryPoint) {
+	if _, err := d.HostAtomicCapabilities([]cuenum.AtomicOperation{cuenum.AtomicIntegerAdd}, 0); !errors.Is(err, ErrMissingEntryPoint) {
 		t.Errorf("HostAtomicCapabilities on 12.4: %v, want ErrMissingEntryPoint", err)
 	}
 	// Attribute 5 is also 13.0+, but as a value, so it is the driver's
 	// INVALID_VALUE and not a missing entry point.
-	if _, err := d.P2PAttribute(P2PAttrOnlyPartialNativeAtomicSupported, 0, 1); !errors.Is(err, cuerr.InvalidValue) {
+	if _, err := d.P2PAttribute(cuenum.P2POnlyPartialNativeAtomicSupported, 0, 1); !errors.Is(err, cuerr.InvalidValue) {
 		t.Errorf("P2PAttribute(5) on 12.4: %v, want CUDA_ERROR_INVALID_VALUE", err)
 	}
 	for _, ep := range d.EntryPoints() {

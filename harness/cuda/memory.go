@@ -59,56 +59,14 @@ import "C"
 
 import (
 	"unsafe"
+
+	"github.com/p2pconf/p2pconf/harness/cuenum"
 )
 
 // DevicePtr is a device address (CUdeviceptr). With unified addressing it is
 // unique across all devices and the host, which is what lets a kernel on one
 // GPU use a peer's pointer unchanged.
 type DevicePtr uint64
-
-// HostAllocFlags are cuMemHostAlloc flags (CU_MEMHOSTALLOC_*).
-type HostAllocFlags uint32
-
-// Host allocation flags.
-const (
-	HostAllocPortable      HostAllocFlags = 0x1 // pinned for every context, not just the current one
-	HostAllocDeviceMap     HostAllocFlags = 0x2 // mapped into the device address space
-	HostAllocWriteCombined HostAllocFlags = 0x4 // fast for the GPU, very slow for CPU reads
-)
-
-// PointerAttribute is a CUpointer_attribute value.
-type PointerAttribute int32
-
-// Pointer attributes (reference §2.7). The comment gives the C type the
-// driver writes.
-const (
-	PointerAttrContext                PointerAttribute = 1  // CUcontext
-	PointerAttrMemoryType             PointerAttribute = 2  // unsigned int, a MemoryType
-	PointerAttrDevicePointer          PointerAttribute = 3  // CUdeviceptr
-	PointerAttrHostPointer            PointerAttribute = 4  // void *
-	PointerAttrIsManaged              PointerAttribute = 8  // bool
-	PointerAttrDeviceOrdinal          PointerAttribute = 9  // int
-	PointerAttrIsLegacyCUDAIPCCapable PointerAttribute = 10 // bool
-	PointerAttrRangeStartAddr         PointerAttribute = 11 // void *
-	PointerAttrRangeSize              PointerAttribute = 12 // size_t
-	PointerAttrMapped                 PointerAttribute = 13 // bool
-	PointerAttrAllowedHandleTypes     PointerAttribute = 14 // unsigned long long
-	PointerAttrAccessFlags            PointerAttribute = 16 // unsigned long long
-	PointerAttrMappingSize            PointerAttribute = 18 // size_t
-	PointerAttrMappingBaseAddr        PointerAttribute = 19 // void *
-	PointerAttrMemoryBlockID          PointerAttribute = 20 // unsigned long long
-)
-
-// MemoryType is a CUmemorytype value (PointerAttrMemoryType).
-type MemoryType uint32
-
-// Memory types.
-const (
-	MemoryTypeHost    MemoryType = 1
-	MemoryTypeDevice  MemoryType = 2
-	MemoryTypeArray   MemoryType = 3
-	MemoryTypeUnified MemoryType = 4
-)
 
 // MemGetInfo returns free and total memory of the current context's device;
 // wraps cuMemGetInfo_v2. Needs a current context.
@@ -147,7 +105,7 @@ func (d *Driver) MemFree(p DevicePtr) error {
 // MemHostAlloc allocates pinned host memory; wraps cuMemHostAlloc. Needs a
 // current context. The pointer is C memory: use it with unsafe.Slice or
 // sync/atomic, never store Go pointers in it, free it with MemFreeHost.
-func (d *Driver) MemHostAlloc(size uint64, flags HostAllocFlags) (unsafe.Pointer, error) {
+func (d *Driver) MemHostAlloc(size uint64, flags cuenum.HostAllocFlags) (unsafe.Pointer, error) {
 	fn, err := d.proc(cuMemHostAlloc)
 	if err != nil {
 		return nil, err
@@ -168,7 +126,7 @@ func (d *Driver) MemFreeHost(p unsafe.Pointer) error {
 }
 
 // HostDevicePointer returns the device address of mapped pinned memory
-// (HostAllocDeviceMap); wraps cuMemHostGetDevicePointer_v2 with flags 0.
+// (cuenum.HostAllocDeviceMap); wraps cuMemHostGetDevicePointer_v2 with flags 0.
 // Needs a current context. With UVA it usually equals the host address.
 func (d *Driver) HostDevicePointer(p unsafe.Pointer) (DevicePtr, error) {
 	fn, err := d.proc(cuMemHostGetDevicePointer)
@@ -279,12 +237,13 @@ func (d *Driver) MemcpyDtoHAsync(dst unsafe.Pointer, src DevicePtr, n uint64, s 
 
 // PointerAttribute reads one attribute of a UVA address as an integer; wraps
 // cuPointerGetAttribute. Needs a current context. The driver writes 1, 4 or 8
-// bytes depending on attr (see the constants) into a zeroed buffer, so bools
-// and unsigned values read correctly whatever their C width; use
+// bytes depending on attr (see the cuenum.Pointer* constants) into a zeroed
+// buffer, so bools and unsigned values read correctly whatever their C width;
+// use
 // PointerDeviceOrdinal for the one signed attribute. The buffer is 64 bytes
 // so that a struct-valued attribute (P2P_TOKENS, 16 bytes) cannot overrun it;
 // only its first 8 bytes are returned.
-func (d *Driver) PointerAttribute(attr PointerAttribute, p DevicePtr) (uint64, error) {
+func (d *Driver) PointerAttribute(attr cuenum.PointerAttr, p DevicePtr) (uint64, error) {
 	fn, err := d.proc(cuPointerGetAttribute)
 	if err != nil {
 		return 0, err
@@ -295,21 +254,21 @@ func (d *Driver) PointerAttribute(attr PointerAttribute, p DevicePtr) (uint64, e
 }
 
 // PointerDeviceOrdinal is the ordinal the memory was allocated or registered
-// against (PointerAttrDeviceOrdinal). For memory imported through legacy IPC
+// against (cuenum.PointerDeviceOrdinal). For memory imported through legacy IPC
 // it is the importing device, not the owner (reference §12). Needs a current
 // context.
 func (d *Driver) PointerDeviceOrdinal(p DevicePtr) (Device, error) {
-	v, err := d.PointerAttribute(PointerAttrDeviceOrdinal, p)
+	v, err := d.PointerAttribute(cuenum.PointerDeviceOrdinal, p)
 	return Device(int32(uint32(v))), err
 }
 
 // PointerRange is the base and size of the allocation containing p
-// (PointerAttrRangeStartAddr, PointerAttrRangeSize). Needs a current context.
+// (cuenum.PointerRangeStartAddr, cuenum.PointerRangeSize). Needs a current context.
 func (d *Driver) PointerRange(p DevicePtr) (base DevicePtr, size uint64, err error) {
-	b, err := d.PointerAttribute(PointerAttrRangeStartAddr, p)
+	b, err := d.PointerAttribute(cuenum.PointerRangeStartAddr, p)
 	if err != nil {
 		return 0, 0, err
 	}
-	size, err = d.PointerAttribute(PointerAttrRangeSize, p)
+	size, err = d.PointerAttribute(cuenum.PointerRangeSize, p)
 	return DevicePtr(b), size, err
 }

@@ -40,52 +40,7 @@ static inline CUresult p2pc_cuMemcpyPeerAsync(uintptr_t fn, CUdeviceptr dst, uin
 */
 import "C"
 
-// P2PAttribute is a CUdevice_P2PAttribute value.
-type P2PAttribute int32
-
-// P2P attributes (reference §2.4).
-const (
-	P2PAttrPerformanceRank                  P2PAttribute = 1 // lower is better, 0 best
-	P2PAttrAccessSupported                  P2PAttribute = 2
-	P2PAttrNativeAtomicSupported            P2PAttribute = 3
-	P2PAttrCUDAArrayAccessSupported         P2PAttribute = 4
-	P2PAttrOnlyPartialNativeAtomicSupported P2PAttribute = 5 // 13.0+; earlier drivers: INVALID_VALUE
-)
-
-// AtomicOperation is a CUatomicOperation value (13.0+).
-type AtomicOperation int32
-
-// Atomic operations, in cuda.h order (reference §2.5).
-const (
-	AtomicIntegerAdd AtomicOperation = iota
-	AtomicIntegerMin
-	AtomicIntegerMax
-	AtomicIntegerIncrement
-	AtomicIntegerDecrement
-	AtomicAnd
-	AtomicOr
-	AtomicXor
-	AtomicExchange
-	AtomicCAS
-	AtomicFloatAdd
-	AtomicFloatMin
-	AtomicFloatMax
-	NumAtomicOperations // CU_ATOMIC_OPERATION_MAX
-)
-
-// AtomicCapability is a CUatomicOperationCapability bit set.
-type AtomicCapability uint32
-
-// Atomic capability bits.
-const (
-	AtomicCapSigned     AtomicCapability = 1 << 0
-	AtomicCapUnsigned   AtomicCapability = 1 << 1
-	AtomicCapReduction  AtomicCapability = 1 << 2
-	AtomicCapScalar32   AtomicCapability = 1 << 3
-	AtomicCapScalar64   AtomicCapability = 1 << 4
-	AtomicCapScalar128  AtomicCapability = 1 << 5
-	AtomicCapVector32x4 AtomicCapability = 1 << 6
-)
+import "github.com/p2pconf/p2pconf/harness/cuenum"
 
 // CanAccessPeer reports whether contexts on a can access memory of b
 // directly (a is the accessor, b where the memory lives); wraps
@@ -124,7 +79,7 @@ func (d *Driver) DisablePeerAccess(peer *Context) error {
 // P2PAttribute reads one attribute of the src→dst link; wraps
 // cuDeviceGetP2PAttribute. src == dst gives CUDA_ERROR_INVALID_DEVICE. No
 // context needed.
-func (d *Driver) P2PAttribute(attr P2PAttribute, src, dst Device) (int, error) {
+func (d *Driver) P2PAttribute(attr cuenum.P2PAttr, src, dst Device) (int, error) {
 	fn, err := d.proc(cuDeviceGetP2PAttribute)
 	if err != nil {
 		return 0, err
@@ -137,7 +92,7 @@ func (d *Driver) P2PAttribute(attr P2PAttribute, src, dst Device) (int, error) {
 // P2PAtomicCapabilities returns, for each op, the capabilities the src→dst
 // link supports natively; wraps cuDeviceGetP2PAtomicCapabilities (CUDA 13.0+:
 // older drivers give a *SymbolError). No context needed.
-func (d *Driver) P2PAtomicCapabilities(ops []AtomicOperation, src, dst Device) ([]AtomicCapability, error) {
+func (d *Driver) P2PAtomicCapabilities(ops []cuenum.AtomicOperation, src, dst Device) ([]cuenum.AtomicCaps, error) {
 	fn, err := d.proc(cuDeviceGetP2PAtomicCapabilities)
 	if err != nil {
 		return nil, err
@@ -149,7 +104,7 @@ func (d *Driver) P2PAtomicCapabilities(ops []AtomicOperation, src, dst Device) (
 
 // HostAtomicCapabilities is P2PAtomicCapabilities for the dev↔host link;
 // wraps cuDeviceGetHostAtomicCapabilities (CUDA 13.0+). No context needed.
-func (d *Driver) HostAtomicCapabilities(ops []AtomicOperation, dev Device) ([]AtomicCapability, error) {
+func (d *Driver) HostAtomicCapabilities(ops []cuenum.AtomicOperation, dev Device) ([]cuenum.AtomicCaps, error) {
 	fn, err := d.proc(cuDeviceGetHostAtomicCapabilities)
 	if err != nil {
 		return nil, err
@@ -160,7 +115,7 @@ func (d *Driver) HostAtomicCapabilities(ops []AtomicOperation, dev Device) ([]At
 }
 
 // atomicArrays converts ops to the C enum array and makes the output array.
-func atomicArrays(ops []AtomicOperation) ([]C.int, []C.uint) {
+func atomicArrays(ops []cuenum.AtomicOperation) ([]C.int, []C.uint) {
 	cops := make([]C.int, len(ops))
 	for i, op := range ops {
 		cops[i] = C.int(op)
@@ -177,10 +132,10 @@ func ptrOrNil[T any](s []T) *T {
 	return &s[0]
 }
 
-func capsOf(caps []C.uint) []AtomicCapability {
-	out := make([]AtomicCapability, len(caps))
+func capsOf(caps []C.uint) []cuenum.AtomicCaps {
+	out := make([]cuenum.AtomicCaps, len(caps))
 	for i, c := range caps {
-		out[i] = AtomicCapability(c)
+		out[i] = cuenum.AtomicCaps(c)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/p2pconf/p2pconf/harness/cuenum"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -77,7 +78,7 @@ func TestRealDriverEntryPointsAndDevices(t *testing.T) {
 			if a == b {
 				continue
 			}
-			access, err := d.P2PAttribute(P2PAttrAccessSupported, a, b)
+			access, err := d.P2PAttribute(cuenum.P2PAccessSupported, a, b)
 			must(t, err, "P2PAttribute")
 			t.Logf("%d→%d: CanAccessPeer %v, ACCESS_SUPPORTED %d", a, b, can, access)
 		}
@@ -107,12 +108,12 @@ func TestRealDriverMemoryAndKernel(t *testing.T) {
 		defer d.UnloadModule(m)
 		f, err := d.Function(m, "p2pc_empty")
 		must(t, err, "Function")
-		s, err := d.CreateStream(StreamNonBlocking)
+		s, err := d.CreateStream(cuenum.StreamNonBlocking)
 		must(t, err, "CreateStream")
 		defer d.DestroyStream(s)
-		start, err := d.CreateEvent(EventDefault)
+		start, err := d.CreateEvent(cuenum.EventDefault)
 		must(t, err, "CreateEvent")
-		end, err := d.CreateEvent(EventDefault)
+		end, err := d.CreateEvent(cuenum.EventDefault)
 		must(t, err, "CreateEvent")
 		must(t, d.RecordEvent(start, s), "RecordEvent")
 		must(t, d.LaunchKernel(f, LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 32}, Stream: s}), "LaunchKernel")
@@ -127,23 +128,23 @@ func TestRealDriverMemoryAndKernel(t *testing.T) {
 
 func TestRealDriverVMM(t *testing.T) {
 	d := loadReal(t)
-	if v, err := d.DeviceAttribute(0, AttrVirtualMemoryManagementSupported); err != nil || v == 0 {
+	if v, err := d.DeviceAttribute(0, cuenum.AttrVirtualMemoryManagementSupported); err != nil || v == 0 {
 		t.Skipf("needs VMM (found: VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = %d, %v)", v, err)
 	}
 	c, err := d.RetainPrimaryContext(0)
 	must(t, err, "RetainPrimaryContext")
 	defer c.Release()
 	in(t, c, func() error {
-		prop := DeviceAllocationProp(0, HandleTypePOSIXFD)
-		g, err := d.AllocationGranularity(prop, GranularityMinimum)
+		prop := DeviceAllocationProp(0, cuenum.HandlePosix)
+		g, err := d.AllocationGranularity(prop, cuenum.GranularityMinimum)
 		must(t, err, "AllocationGranularity")
 		h, err := d.MemCreate(g, prop)
 		must(t, err, "MemCreate")
 		va, err := d.MemAddressReserve(g, 0, 0)
 		must(t, err, "MemAddressReserve")
 		must(t, d.MemMap(va, g, 0, h), "MemMap")
-		must(t, d.MemSetAccess(va, g, AccessDesc{DeviceLocation(0), AccessReadWrite}), "MemSetAccess")
-		if f, err := d.MemGetAccess(DeviceLocation(0), va); err != nil || f != AccessReadWrite {
+		must(t, d.MemSetAccess(va, g, AccessDesc{DeviceLocation(0), cuenum.ProtReadWrite}), "MemSetAccess")
+		if f, err := d.MemGetAccess(DeviceLocation(0), va); err != nil || f != cuenum.ProtReadWrite {
 			t.Errorf("MemGetAccess = %d, %v; want 3", f, err)
 		}
 		must(t, d.MemcpyHtoD(va, []byte("vmm")), "MemcpyHtoD")
@@ -179,12 +180,12 @@ func BenchmarkEmptyKernelLaunch(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		s, err := d.CreateStream(StreamNonBlocking)
+		s, err := d.CreateStream(cuenum.StreamNonBlocking)
 		if err != nil {
 			return err
 		}
 		defer d.DestroyStream(s)
-		ev, err := d.CreateEvent(EventDisableTiming)
+		ev, err := d.CreateEvent(cuenum.EventDisableTiming)
 		if err != nil {
 			return err
 		}

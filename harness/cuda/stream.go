@@ -30,7 +30,10 @@ static inline CUresult p2pc_cuEventElapsedTime(uintptr_t fn, float *ms, uintptr_
 */
 import "C"
 
-import "github.com/p2pconf/p2pconf/harness/cuerr"
+import (
+	"github.com/p2pconf/p2pconf/harness/cuenum"
+	"github.com/p2pconf/p2pconf/harness/cuerr"
+)
 
 // Stream is a CUstream. The zero Stream is the NULL (default) stream, with
 // legacy semantics because entry points are resolved with
@@ -40,27 +43,9 @@ type Stream struct{ h C.uintptr_t }
 // Event is a CUevent.
 type Event struct{ h C.uintptr_t }
 
-// StreamFlags are cuStreamCreate flags.
-type StreamFlags uint32
-
-// StreamNonBlocking (CU_STREAM_NON_BLOCKING) stops the stream from
-// synchronising with the NULL stream, so specs control all ordering.
-const StreamNonBlocking StreamFlags = 0x1
-
-// EventFlags are cuEventCreate flags (CU_EVENT_*).
-type EventFlags uint32
-
-// Event flags. Interprocess events need EventDisableTiming too.
-const (
-	EventDefault       EventFlags = 0x0
-	EventBlockingSync  EventFlags = 0x1
-	EventDisableTiming EventFlags = 0x2
-	EventInterprocess  EventFlags = 0x4
-)
-
 // CreateStream creates a stream in the current context; wraps
 // cuStreamCreate. Needs a current context.
-func (d *Driver) CreateStream(flags StreamFlags) (Stream, error) {
+func (d *Driver) CreateStream(flags cuenum.StreamFlags) (Stream, error) {
 	fn, err := d.proc(cuStreamCreate)
 	if err != nil {
 		return Stream{}, err
@@ -105,7 +90,7 @@ func (d *Driver) StreamWaitEvent(s Stream, ev Event) error {
 
 // CreateEvent creates an event in the current context; wraps cuEventCreate.
 // Needs a current context.
-func (d *Driver) CreateEvent(flags EventFlags) (Event, error) {
+func (d *Driver) CreateEvent(flags cuenum.EventFlags) (Event, error) {
 	fn, err := d.proc(cuEventCreate)
 	if err != nil {
 		return Event{}, err

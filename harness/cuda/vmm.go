@@ -48,7 +48,11 @@ static inline CUresult p2pc_cuMemRetainAllocationHandle(uintptr_t fn, CUmemGener
 */
 import "C"
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/p2pconf/p2pconf/harness/cuenum"
+)
 
 // AllocationHandle is a CUmemGenericAllocationHandle: physical memory from
 // MemCreate or an import. Its value means nothing in another process.
@@ -58,46 +62,21 @@ type AllocationHandle uint64
 // an NVLink fabric with IMEX.
 type FabricHandle [64]byte
 
-// LocationType is a CUmemLocationType value.
-type LocationType int32
-
-// Location types. 12.x cuMemCreate accepts only LocationDevice.
-const (
-	LocationDevice          LocationType = 1
-	LocationHost            LocationType = 2
-	LocationHostNUMA        LocationType = 3
-	LocationHostNUMACurrent LocationType = 4
-)
-
 // MemLocation is a CUmemLocation.
 type MemLocation struct {
-	Type LocationType
-	ID   int32 // device ordinal for LocationDevice
+	Type cuenum.LocationType
+	ID   int32 // device ordinal for cuenum.LocationDevice
 }
 
 // DeviceLocation is the location of dev's memory.
-func DeviceLocation(dev Device) MemLocation { return MemLocation{Type: LocationDevice, ID: int32(dev)} }
-
-// AllocationType is a CUmemAllocationType value.
-type AllocationType int32
-
-// AllocationPinned (CU_MEM_ALLOCATION_TYPE_PINNED) is the only type 12.x knows.
-const AllocationPinned AllocationType = 1
-
-// HandleType is a CUmemAllocationHandleType bit set.
-type HandleType int32
-
-// Shareable handle types p2pconf uses (Linux).
-const (
-	HandleTypeNone    HandleType = 0
-	HandleTypePOSIXFD HandleType = 1 // an int file descriptor, sent with SCM_RIGHTS
-	HandleTypeFabric  HandleType = 8 // a FabricHandle; needs IMEX channel access
-)
+func DeviceLocation(dev Device) MemLocation {
+	return MemLocation{Type: cuenum.LocationDevice, ID: int32(dev)}
+}
 
 // AllocationProp is a CUmemAllocationProp without the Windows field.
 type AllocationProp struct {
-	Type                 AllocationType
-	RequestedHandleTypes HandleType
+	Type                 cuenum.AllocationType
+	RequestedHandleTypes cuenum.HandleTypes
 	Location             MemLocation
 	CompressionType      uint8
 	GPUDirectRDMACapable bool
@@ -105,8 +84,8 @@ type AllocationProp struct {
 }
 
 // DeviceAllocationProp describes pinned memory on dev, exportable as handles.
-func DeviceAllocationProp(dev Device, handles HandleType) AllocationProp {
-	return AllocationProp{Type: AllocationPinned, RequestedHandleTypes: handles, Location: DeviceLocation(dev)}
+func DeviceAllocationProp(dev Device, handles cuenum.HandleTypes) AllocationProp {
+	return AllocationProp{Type: cuenum.AllocationPinned, RequestedHandleTypes: handles, Location: DeviceLocation(dev)}
 }
 
 // c builds the C struct with every other byte zero, as the driver requires.
@@ -127,34 +106,15 @@ func (l MemLocation) c() C.CUmemLocation {
 	return C.CUmemLocation{_type: C.int(l.Type), id: C.int(l.ID)}
 }
 
-// AccessFlags is a CUmemAccess_flags value.
-type AccessFlags uint32
-
-// Access flags.
-const (
-	AccessNone      AccessFlags = 0
-	AccessRead      AccessFlags = 1
-	AccessReadWrite AccessFlags = 3
-)
-
 // AccessDesc is a CUmemAccessDesc: who may access a mapping, and how.
 type AccessDesc struct {
 	Location MemLocation
-	Flags    AccessFlags
+	Flags    cuenum.AccessFlags
 }
-
-// GranularityOption is a CUmemAllocationGranularity_flags value.
-type GranularityOption int32
-
-// Granularity options.
-const (
-	GranularityMinimum     GranularityOption = 0
-	GranularityRecommended GranularityOption = 1
-)
 
 // AllocationGranularity is the size multiple MemCreate and MemMap need for
 // prop; wraps cuMemGetAllocationGranularity. Needs a current context.
-func (d *Driver) AllocationGranularity(prop AllocationProp, opt GranularityOption) (uint64, error) {
+func (d *Driver) AllocationGranularity(prop AllocationProp, opt cuenum.GranularityOption) (uint64, error) {
 	fn, err := d.proc(cuMemGetAllocationGranularity)
 	if err != nil {
 		return 0, err
@@ -247,7 +207,7 @@ func (d *Driver) MemSetAccess(p DevicePtr, size uint64, descs ...AccessDesc) err
 
 // MemGetAccess is loc's access to the mapping at p; wraps cuMemGetAccess.
 // Needs a current context.
-func (d *Driver) MemGetAccess(loc MemLocation, p DevicePtr) (AccessFlags, error) {
+func (d *Driver) MemGetAccess(loc MemLocation, p DevicePtr) (cuenum.AccessFlags, error) {
 	fn, err := d.proc(cuMemGetAccess)
 	if err != nil {
 		return 0, err
@@ -255,10 +215,10 @@ func (d *Driver) MemGetAccess(loc MemLocation, p DevicePtr) (AccessFlags, error)
 	var f C.ulonglong
 	cl := loc.c()
 	r := C.p2pc_cuMemGetAccess(fn, &f, &cl, C.CUdeviceptr(p))
-	return AccessFlags(f), cuMemGetAccess.check(r)
+	return cuenum.AccessFlags(f), cuMemGetAccess.check(r)
 }
 
-// ExportToFD exports h, created with HandleTypePOSIXFD requested, as a new
+// ExportToFD exports h, created with cuenum.HandlePosix requested, as a new
 // file descriptor the caller owns and must close; wraps
 // cuMemExportToShareableHandle. Needs a current context. The driver writes
 // an int; it gets a zeroed 64-byte buffer anyway, the size of the largest
@@ -269,14 +229,14 @@ func (d *Driver) ExportToFD(h AllocationHandle) (int, error) {
 		return -1, err
 	}
 	var buf [16]C.int
-	r := C.p2pc_cuMemExportToShareableHandle(fn, unsafe.Pointer(&buf), C.CUmemGenericAllocationHandle(h), C.int(HandleTypePOSIXFD))
+	r := C.p2pc_cuMemExportToShareableHandle(fn, unsafe.Pointer(&buf), C.CUmemGenericAllocationHandle(h), C.int(cuenum.HandlePosix))
 	if err := cuMemExportToShareableHandle.check(r); err != nil {
 		return -1, err
 	}
 	return int(buf[0]), nil
 }
 
-// ExportToFabric exports h, created with HandleTypeFabric requested; wraps
+// ExportToFabric exports h, created with cuenum.HandleFabric requested; wraps
 // cuMemExportToShareableHandle. Needs a current context.
 func (d *Driver) ExportToFabric(h AllocationHandle) (FabricHandle, error) {
 	fn, err := d.proc(cuMemExportToShareableHandle)
@@ -284,7 +244,7 @@ func (d *Driver) ExportToFabric(h AllocationHandle) (FabricHandle, error) {
 		return FabricHandle{}, err
 	}
 	var fh FabricHandle
-	r := C.p2pc_cuMemExportToShareableHandle(fn, unsafe.Pointer(&fh), C.CUmemGenericAllocationHandle(h), C.int(HandleTypeFabric))
+	r := C.p2pc_cuMemExportToShareableHandle(fn, unsafe.Pointer(&fh), C.CUmemGenericAllocationHandle(h), C.int(cuenum.HandleFabric))
 	return fh, cuMemExportToShareableHandle.check(r)
 }
 

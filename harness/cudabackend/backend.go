@@ -15,6 +15,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuda"
+	"github.com/p2pconf/p2pconf/harness/cuenum"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -111,9 +112,9 @@ func (b *Backend) deviceInfo(dev cuda.Device) (backend.DeviceInfo, error) {
 	uuid, err2 := b.drv.DeviceUUID(dev)
 	bus, err3 := b.drv.PCIBusID(dev)
 	mem, err4 := b.drv.TotalMem(dev)
-	major, err5 := b.drv.DeviceAttribute(dev, cuda.AttrComputeCapabilityMajor)
-	minor, err6 := b.drv.DeviceAttribute(dev, cuda.AttrComputeCapabilityMinor)
-	sms, err7 := b.drv.DeviceAttribute(dev, cuda.AttrMultiprocessorCount)
+	major, err5 := b.drv.DeviceAttribute(dev, cuenum.AttrComputeCapabilityMajor)
+	minor, err6 := b.drv.DeviceAttribute(dev, cuenum.AttrComputeCapabilityMinor)
+	sms, err7 := b.drv.DeviceAttribute(dev, cuenum.AttrMultiprocessorCount)
 	if err := cmp.Or(err1, err2, err3, err4, err5, err6, err7); err != nil {
 		return backend.DeviceInfo{}, err
 	}
@@ -176,7 +177,7 @@ func (b *Backend) DeviceAttribute(d backend.Device, a backend.DeviceAttr) (int, 
 	if _, err := b.ctx(d, "cuDeviceGetAttribute"); err != nil {
 		return 0, err
 	}
-	v, err := b.drv.DeviceAttribute(cuda.Device(d), cuda.DeviceAttribute(a))
+	v, err := b.drv.DeviceAttribute(cuda.Device(d), a)
 	return v, convert(err)
 }
 

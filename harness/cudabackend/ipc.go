@@ -6,6 +6,7 @@ package cudabackend
 import (
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuda"
+	"github.com/p2pconf/p2pconf/harness/cuenum"
 )
 
 // IPCGetMemHandle wraps cuIpcGetMemHandle in d's context.
@@ -22,7 +23,7 @@ func (b *Backend) IPCGetMemHandle(d backend.Device, p backend.DevicePtr) (h back
 // CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS.
 func (b *Backend) IPCOpenMemHandle(d backend.Device, h backend.IPCHandle) (p backend.DevicePtr, err error) {
 	err = b.in(d, "cuIpcOpenMemHandle", func(drv *cuda.Driver) error {
-		dp, err := drv.IPCOpenMemHandle(cuda.IPCMemHandle(h), cuda.IPCMemLazyEnablePeerAccess)
+		dp, err := drv.IPCOpenMemHandle(cuda.IPCMemHandle(h), cuenum.IPCMemLazyEnablePeerAccess)
 		p = backend.DevicePtr(dp)
 		return err
 	})

@@ -44,7 +44,7 @@ type hostMem struct{ p unsafe.Pointer }
 func (b *Backend) HostAlloc(d backend.Device, size uint64, flags backend.HostAllocFlags) (*backend.HostBuffer, error) {
 	var h *backend.HostBuffer
 	err := b.in(d, "cuMemHostAlloc", func(drv *cuda.Driver) error {
-		p, err := drv.MemHostAlloc(size, cuda.HostAllocFlags(flags))
+		p, err := drv.MemHostAlloc(size, flags)
 		if err == nil {
 			h = &backend.HostBuffer{Ptr: backend.DevicePtr(uintptr(p)), Mem: unsafe.Slice((*byte)(p), size), Handle: hostMem{p}}
 		}
@@ -95,7 +95,7 @@ func (b *Backend) PointerAttribute(d backend.Device, attr backend.PointerAttr, p
 			v = int64(o)
 			return err
 		}
-		u, err := drv.PointerAttribute(cuda.PointerAttribute(attr), cuda.DevicePtr(p))
+		u, err := drv.PointerAttribute(attr, cuda.DevicePtr(p))
 		v = int64(u)
 		return err
 	})

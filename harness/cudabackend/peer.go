@@ -22,7 +22,7 @@ func (b *Backend) P2PAttribute(attr backend.P2PAttr, src, dst backend.Device) (i
 	if err := b.devices("cuDeviceGetP2PAttribute", src, dst); err != nil {
 		return 0, err
 	}
-	v, err := b.drv.P2PAttribute(cuda.P2PAttribute(attr), cuda.Device(src), cuda.Device(dst))
+	v, err := b.drv.P2PAttribute(attr, cuda.Device(src), cuda.Device(dst))
 	return v, convert(err)
 }
 
@@ -32,8 +32,8 @@ func (b *Backend) P2PAtomicCapabilities(ops []backend.AtomicOperation, src, dst 
 	if err := b.devices("cuDeviceGetP2PAtomicCapabilities", src, dst); err != nil {
 		return nil, err
 	}
-	caps, err := b.drv.P2PAtomicCapabilities(atomicOps(ops), cuda.Device(src), cuda.Device(dst))
-	return atomicCaps(caps), convert(err)
+	caps, err := b.drv.P2PAtomicCapabilities(ops, cuda.Device(src), cuda.Device(dst))
+	return caps, convert(err)
 }
 
 // HostAtomicCapabilities wraps cuDeviceGetHostAtomicCapabilities (13.0+).
@@ -41,27 +41,8 @@ func (b *Backend) HostAtomicCapabilities(ops []backend.AtomicOperation, d backen
 	if err := b.devices("cuDeviceGetHostAtomicCapabilities", d); err != nil {
 		return nil, err
 	}
-	caps, err := b.drv.HostAtomicCapabilities(atomicOps(ops), cuda.Device(d))
-	return atomicCaps(caps), convert(err)
-}
-
-func atomicOps(ops []backend.AtomicOperation) []cuda.AtomicOperation {
-	out := make([]cuda.AtomicOperation, len(ops))
-	for i, op := range ops {
-		out[i] = cuda.AtomicOperation(op)
-	}
-	return out
-}
-
-func atomicCaps(caps []cuda.AtomicCapability) []backend.AtomicCaps {
-	if caps == nil {
-		return nil
-	}
-	out := make([]backend.AtomicCaps, len(caps))
-	for i, c := range caps {
-		out[i] = backend.AtomicCaps(c)
-	}
-	return out
+	caps, err := b.drv.HostAtomicCapabilities(ops, cuda.Device(d))
+	return caps, convert(err)
 }
 
 // EnablePeerAccess wraps cuCtxEnablePeerAccess with accessor's primary

@@ -6,6 +6,7 @@ package cudabackend
 import (
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuda"
+	"github.com/p2pconf/p2pconf/harness/cuenum"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -62,7 +63,7 @@ func (b *Backend) onEvent(e backend.Event, fn string, f func(drv *cuda.Driver, e
 func (b *Backend) NewStream(d backend.Device) (backend.Stream, error) {
 	st := &stream{dev: d}
 	err := b.in(d, "cuStreamCreate", func(drv *cuda.Driver) (err error) {
-		st.s, err = drv.CreateStream(cuda.StreamNonBlocking)
+		st.s, err = drv.CreateStream(cuenum.StreamNonBlocking)
 		return err
 	})
 	if err != nil {
@@ -89,7 +90,7 @@ func (b *Backend) StreamQuery(s backend.Stream) error {
 func (b *Backend) NewEvent(d backend.Device, flags backend.EventFlags) (backend.Event, error) {
 	ev := &event{dev: d}
 	err := b.in(d, "cuEventCreate", func(drv *cuda.Driver) (err error) {
-		ev.e, err = drv.CreateEvent(cuda.EventFlags(flags))
+		ev.e, err = drv.CreateEvent(flags)
 		return err
 	})
 	if err != nil {

@@ -6,19 +6,20 @@ package cudabackend
 import (
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuda"
+	"github.com/p2pconf/p2pconf/harness/cuenum"
 )
 
 // allocProp is pinned device memory on prop.Device with the requested
 // shareable handle types.
 func allocProp(prop backend.AllocProp) cuda.AllocationProp {
-	return cuda.DeviceAllocationProp(cuda.Device(prop.Device), cuda.HandleType(prop.HandleTypes))
+	return cuda.DeviceAllocationProp(cuda.Device(prop.Device), prop.HandleTypes)
 }
 
 // Granularity wraps cuMemGetAllocationGranularity in d's context.
 func (b *Backend) Granularity(d backend.Device, prop backend.AllocProp, recommended bool) (g uint64, err error) {
-	opt := cuda.GranularityMinimum
+	opt := cuenum.GranularityMinimum
 	if recommended {
-		opt = cuda.GranularityRecommended
+		opt = cuenum.GranularityRecommended
 	}
 	err = b.in(d, "cuMemGetAllocationGranularity", func(drv *cuda.Driver) (err error) {
 		g, err = drv.AllocationGranularity(allocProp(prop), opt)
@@ -74,7 +75,7 @@ func (b *Backend) MemUnmap(d backend.Device, p backend.DevicePtr, size uint64) e
 func (b *Backend) MemSetAccess(d backend.Device, p backend.DevicePtr, size uint64, access []backend.Access) error {
 	descs := make([]cuda.AccessDesc, len(access))
 	for i, a := range access {
-		descs[i] = cuda.AccessDesc{Location: cuda.DeviceLocation(cuda.Device(a.Device)), Flags: cuda.AccessFlags(a.Flags)}
+		descs[i] = cuda.AccessDesc{Location: cuda.DeviceLocation(cuda.Device(a.Device)), Flags: a.Flags}
 	}
 	return b.in(d, "cuMemSetAccess", func(drv *cuda.Driver) error { return drv.MemSetAccess(cuda.DevicePtr(p), size, descs...) })
 }
@@ -82,8 +83,7 @@ func (b *Backend) MemSetAccess(d backend.Device, p backend.DevicePtr, size uint6
 // MemGetAccess wraps cuMemGetAccess for location's device, in d's context.
 func (b *Backend) MemGetAccess(d backend.Device, location backend.Device, p backend.DevicePtr) (f backend.AccessFlags, err error) {
 	err = b.in(d, "cuMemGetAccess", func(drv *cuda.Driver) error {
-		cf, err := drv.MemGetAccess(cuda.DeviceLocation(cuda.Device(location)), cuda.DevicePtr(p))
-		f = backend.AccessFlags(cf)
+		f, err = drv.MemGetAccess(cuda.DeviceLocation(cuda.Device(location)), cuda.DevicePtr(p))
 		return err
 	})
 	return f, err

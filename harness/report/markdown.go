@@ -5,7 +5,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -154,92 +153,6 @@ func cellMD(c *cell) string {
 	return s
 }
 
-func superscript(n int) string {
-	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-	r := []rune(digits)
-	var out []rune
-	for _, d := range fmt.Sprint(n) {
-		out = append(out, r[d-'0'])
-	}
-	return string(out)
-}
-
-func writeFamilyMD(b *strings.Builder, v *view, f *familyView) {
-	s := f.summary
-	fmt.Fprintf(b, "## %s — %d pass, %d fail, %d skip, %d timeout, %d error\n\n", f.name, s.Pass, s.Fail, s.Skip, s.Timeout, s.Error)
-	if f.hasPairs {
-		fmt.Fprintf(b, "All pair checks of %s — %s\n\n", f.name, Caption)
-		writeGridMD(b, v.gpus, func(k tkey) string { return cellMD(f.pairs[k]) })
-		b.WriteString("\n")
-	}
-	if f.hasGPUs {
-		b.WriteString("Per-GPU checks\n\n| check |")
-		for _, g := range v.gpus {
-			fmt.Fprintf(b, " %s |", gpuName(g))
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---|", len(v.gpus)) + "\n")
-		writeRowMD(b, "*all per-GPU checks*", v.gpus, f.gpus)
-		for _, c := range f.checks {
-			if c.target == TargetGPU {
-				writeRowMD(b, c.rowLabel(), v.gpus, c.cells)
-			}
-		}
-		b.WriteString("\n")
-	}
-	uniform := map[string][]string{}
-	for _, c := range f.checks {
-		if c.target != TargetPair {
-			continue
-		}
-		if c.uniform == StatusPass || (c.uniform == StatusSkip && len(f.notes) > 0 && sameNotes(c.cells)) {
-			label := symbol(c.uniform)
-			if c.uniform == StatusSkip {
-				label += superscript(anyCell(c.cells).notes[0])
-			}
-			uniform[label] = append(uniform[label], fmt.Sprintf("%s (%s)", c.check, plural(len(c.cells), "pair")))
-			continue
-		}
-		fmt.Fprintf(b, "%s [%s] — %s\n\n", c.check, c.kind, Caption)
-		writeGridMD(b, v.gpus, func(k tkey) string { return cellMD(c.cells[k]) })
-		b.WriteString("\n")
-	}
-	labels := make([]string, 0, len(uniform))
-	for l := range uniform {
-		labels = append(labels, l)
-	}
-	sort.Strings(labels)
-	for _, l := range labels {
-		fmt.Fprintf(b, "- %s on every pair run: %s\n", l, strings.Join(uniform[l], ", "))
-	}
-	if len(labels) > 0 {
-		b.WriteString("\n")
-	}
-	for _, r := range f.system {
-		fmt.Fprintf(b, "- %s %s (%s): %s\n", symbol(r.Status), r.Check, r.TargetName(), mdText(orDash(r.Reason)))
-	}
-	for i, n := range f.notes {
-		fmt.Fprintf(b, "%s %s  \n", superscript(i+1), mdText(n))
-	}
-	if len(f.system) > 0 || len(f.notes) > 0 {
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(b, "%s\n\n", legendMD)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
 func writeRowMD(b *strings.Builder, label string, gpus []int, cs cells) {
 	fmt.Fprintf(b, "| %s |", label)
 	for _, g := range gpus {
@@ -269,175 +182,77 @@ func sameNotes(cs cells) bool {
 	return true
 }
 
-func writeBandwidthMD(b *strings.Builder, v *view) {
-	if len(v.bandwidth) == 0 {
-		return
-	}
-	b.WriteString("## Bandwidth\n\n" + bandwidthIntro + "\n\n")
-	var gpuRows []*bwSeries
-	for _, s := range v.bandwidth {
-		if !s.pair {
-			gpuRows = append(gpuRows, s)
-			continue
-		}
-		fmt.Fprintf(b, "%s — %s — %s\n\n", s.check, bwTitle(s), Caption)
-		writeGridMD(b, v.gpus, func(k tkey) string {
-			if x, _, ok := s.largest(k); ok {
-				return fmtFigure(x)
-			}
-			return SymNone
-		})
+func writeFamilyMD(b *strings.Builder, v *view, f *familyView) {
+	s := f.summary
+	fmt.Fprintf(b, "## %s — %d pass, %d fail, %d skip, %d timeout, %d error\n\n", f.name, s.Pass, s.Fail, s.Skip, s.Timeout, s.Error)
+	if f.hasPairs {
+		fmt.Fprintf(b, "All pair checks of %s — %s\n\n", f.name, Caption)
+		writeGridMD(b, v.gpus, func(k tkey) string { return cellMD(f.pairs[k]) })
 		b.WriteString("\n")
 	}
-	if len(gpuRows) > 0 {
-		b.WriteString("Per GPU\n\n| check | figure |")
-		for _, g := range v.gpus {
-			fmt.Fprintf(b, " %s |", gpuName(g))
-		}
-		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(v.gpus)) + "\n")
-		for _, s := range gpuRows {
-			fmt.Fprintf(b, "| %s | %s |", s.check, mdText(bwTitle(s)))
-			for _, g := range v.gpus {
-				cell := SymNone
-				if x, _, ok := s.largest(tkey{g, -1}); ok {
-					cell = fmtFigure(x)
-				}
-				fmt.Fprintf(b, " %s |", cell)
-			}
-			b.WriteString("\n")
-		}
+	if f.hasGPUs {
+		writeGPUChecksMD(b, v, f)
+	}
+	writePairChecksMD(b, v, f)
+	for _, r := range f.system {
+		fmt.Fprintf(b, "- %s %s (%s): %s\n", symbol(r.Status), r.Check, r.TargetName(), mdText(orDash(r.Reason)))
+	}
+	for i, n := range f.notes {
+		fmt.Fprintf(b, "%s %s  \n", superscript(i+1), mdText(n))
+	}
+	if len(f.system) > 0 || len(f.notes) > 0 {
 		b.WriteString("\n")
 	}
-	writeBySizeMD(b, v)
+	fmt.Fprintf(b, "%s\n\n", legendMD)
 }
 
-// bandwidthIntro explains the bandwidth figures to a reader who was not there.
-const bandwidthIntro = "Bandwidths are medians at the largest transfer size measured, in GB/s (10⁹ bytes/s); the latencies are medians in the unit shown. " +
-	"Copies within one GPU (`local`) count every byte twice, read and written; bidirectional figures (`bidir`, `h2d+d2h`) are the total of both directions, " +
-	"shown in the cell of the pair they ran on. Each metric's detail in conformance.json says how it was measured."
-
-// bwTitle names a series with its unit and size: "ce.uni at 1GiB (GB/s)".
-func bwTitle(s *bwSeries) string {
-	name := strings.TrimPrefix(s.base, "bandwidth_gbps.")
-	if c := s.largestCaption(); c != "" {
-		name += " " + c
+// writeGPUChecksMD writes the family's per-GPU table: the aggregate row,
+// then one row per check.
+func writeGPUChecksMD(b *strings.Builder, v *view, f *familyView) {
+	b.WriteString("Per-GPU checks\n\n| check |")
+	for _, g := range v.gpus {
+		fmt.Fprintf(b, " %s |", gpuName(g))
 	}
-	return name + " (" + s.unit + ")"
-}
-
-// fmtFigure shows a figure with one decimal, two below 10 (a latency of
-// 1.59 µs, a fraction of 0.76).
-func fmtFigure(x float64) string {
-	if x > -10 && x < 10 {
-		return fmt.Sprintf("%.2f", x)
-	}
-	return fmt.Sprintf("%.1f", x)
-}
-
-// bySizeColumns are the sizes of every series measured at more than one
-// size, smallest first.
-func bySizeColumns(v *view) []string {
-	var all []string
-	for _, s := range v.bandwidth {
-		if len(s.sizes) > 1 {
-			for _, sz := range s.sizes {
-				if !slices.Contains(all, sz) {
-					all = append(all, sz)
-				}
-			}
-		}
-	}
-	sort.Slice(all, func(i, j int) bool { return sizeBytes(all[i]) < sizeBytes(all[j]) })
-	return all
-}
-
-// writeBySizeMD lists every series with more than one size, one row per
-// target, one column per size.
-func writeBySizeMD(b *strings.Builder, v *view) {
-	all := bySizeColumns(v)
-	if len(all) == 0 {
-		return
-	}
-	b.WriteString("By transfer size\n\n| check | figure | target |")
-	for _, sz := range all {
-		fmt.Fprintf(b, " %s |", sz)
-	}
-	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(all)) + "\n")
-	for _, s := range v.bandwidth {
-		if len(s.sizes) < 2 {
-			continue
-		}
-		for _, k := range s.targets() {
-			fmt.Fprintf(b, "| %s | %s | %s |", s.check, mdText(strings.TrimPrefix(s.base, "bandwidth_gbps.")+" ("+s.unit+")"), targetText(k))
-			for _, sz := range all {
-				cell := SymNone
-				if x, ok := s.values[k][sz]; ok {
-					cell = fmtFigure(x)
-				}
-				fmt.Fprintf(b, " %s |", cell)
-			}
-			b.WriteString("\n")
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(v.gpus)) + "\n")
+	writeRowMD(b, "*all per-GPU checks*", v.gpus, f.gpus)
+	for _, c := range f.checks {
+		if c.target == TargetGPU {
+			writeRowMD(b, c.rowLabel(), v.gpus, c.cells)
 		}
 	}
 	b.WriteString("\n")
 }
 
-func writePowerMD(b *strings.Builder, v *view) {
-	if len(v.power) == 0 {
-		return
-	}
-	b.WriteString("## Power: mutants' weak outcomes\n\n| mutant | target | gives power to | weak outcome seen | conf check here (over all its mutants) | evidence |\n|---|---|---|---|---|---|\n")
-	for _, p := range v.power {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.mutant, p.target, p.conf, yesNo(p.observed), p.verdict, mdText(p.evidence))
-	}
-	b.WriteString("\n")
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func writeFailuresMD(b *strings.Builder, v *view) {
-	b.WriteString("## Failures\n\n")
-	if len(v.failures) == 0 {
-		b.WriteString("None.\n\n")
-		return
-	}
-	for _, g := range v.failures {
-		fmt.Fprintf(b, "### %s\n\n", g.target)
-		for _, r := range g.results {
-			fmt.Fprintf(b, "- %s **%s** %s: %s\n", symbol(r.Status), r.Check, r.Status, mdText(orDash(r.Reason)))
-			if r.Variant != "" {
-				// Several specs of this check ran here: name the one that
-				// failed by its text (the variant key has the GPUs cut out).
-				fmt.Fprintf(b, "  - spec: %s\n", mdText(r.Spec))
-			}
-			if r.Step != "" {
-				fmt.Fprintf(b, "  - step: %s\n", mdText(r.Step))
-			}
-			if r.Location != "" {
-				fmt.Fprintf(b, "  - at: %s\n", r.Location)
-			}
-			fmt.Fprintf(b, "  - rerun: `%s`\n", RerunCommand(v.doc.System, r))
+// writePairChecksMD writes a grid per pair check, except that checks which
+// passed on every pair, or skipped on every pair for one reason, share a
+// line per outcome instead of repeating a uniform grid.
+func writePairChecksMD(b *strings.Builder, v *view, f *familyView) {
+	uniform := map[string][]string{}
+	for _, c := range f.checks {
+		if c.target != TargetPair {
+			continue
 		}
+		if c.uniform == StatusPass || (c.uniform == StatusSkip && len(f.notes) > 0 && sameNotes(c.cells)) {
+			label := symbol(c.uniform)
+			if c.uniform == StatusSkip {
+				label += superscript(anyCell(c.cells).notes[0])
+			}
+			uniform[label] = append(uniform[label], fmt.Sprintf("%s (%s)", c.check, plural(len(c.cells), "pair")))
+			continue
+		}
+		fmt.Fprintf(b, "%s [%s] — %s\n\n", c.check, c.kind, Caption)
+		writeGridMD(b, v.gpus, func(k tkey) string { return cellMD(c.cells[k]) })
 		b.WriteString("\n")
 	}
-}
-
-// mdText makes text safe inside a Markdown table cell or list item.
-func mdText(s string) string {
-	s = strings.ReplaceAll(s, "\r", "")
-	s = strings.ReplaceAll(s, "\n", " ")
-	s = strings.ReplaceAll(s, "|", "\\|")
-	return strings.ReplaceAll(s, "<", "&lt;")
-}
-
-func bytesText(n uint64) string {
-	if n == 0 {
-		return ""
+	labels := make([]string, 0, len(uniform))
+	for l := range uniform {
+		labels = append(labels, l)
 	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	sort.Strings(labels)
+	for _, l := range labels {
+		fmt.Fprintf(b, "- %s on every pair run: %s\n", l, strings.Join(uniform[l], ", "))
+	}
+	if len(labels) > 0 {
+		b.WriteString("\n")
+	}
 }

@@ -63,16 +63,17 @@ var _ = Describe("access:", func() {
 		It(fmt.Sprintf("peer access %s cannot be enabled twice or disabled when not enabled, and disabling it takes access away", p),
 			harness.PairLabels("access.enable-errors", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p)
+				disable := func(d harness.Driver) error { return d.DisablePeerAccess(p.A.Ordinal, p.B.Ordinal) }
 				By(fmt.Sprintf("disabling peer access %s before it was enabled", p))
-				Expect(h.B().DisablePeerAccess(p.A.Ordinal, p.B.Ordinal)).To(harness.MatchCUDAError(cuerr.PeerAccessNotEnabled),
+				Expect(h.Raw(disable)).To(harness.MatchCUDAError(cuerr.PeerAccessNotEnabled),
 					"cuCtxDisablePeerAccess %s while not enabled", p)
 				By(fmt.Sprintf("enabling peer access %s twice", p))
-				g := grant(h, p)
-				Expect(h.B().EnablePeerAccess(p.A.Ordinal, p.B.Ordinal)).To(harness.MatchCUDAError(cuerr.PeerAccessAlreadyEnabled),
+				g := h.GrantPeerAccess(p)
+				Expect(h.Raw(func(d harness.Driver) error { return d.EnablePeerAccess(p.A.Ordinal, p.B.Ordinal) })).To(harness.MatchCUDAError(cuerr.PeerAccessAlreadyEnabled),
 					"cuCtxEnablePeerAccess %s a second time", p)
 				By(fmt.Sprintf("disabling peer access %s twice", p))
-				harness.ExpectNoError(g.disable(), "cuCtxDisablePeerAccess %s after enabling it", p)
-				Expect(g.disable()).To(harness.MatchCUDAError(cuerr.PeerAccessNotEnabled), "cuCtxDisablePeerAccess %s a second time", p)
+				g.Disable()
+				Expect(h.Raw(disable)).To(harness.MatchCUDAError(cuerr.PeerAccessNotEnabled), "cuCtxDisablePeerAccess %s a second time", p)
 
 				By(fmt.Sprintf("in a helper: enabling %s, reading %s's memory from %s, disabling, reading again", p, p.B, p.A))
 				rep := probe(ctx, h, probeReq{Accessor: ord[0], Owner: ord[1], Enable: [][2]int{ord}, Before: true,

@@ -14,7 +14,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -61,11 +60,11 @@ type counterFlag struct {
 	p                harness.Pair
 	prod, cons       side
 	producers, words uint32
-	data             backend.DevicePtr // in B's memory
-	counter, result  backend.DevicePtr // in A's memory
-	status           backend.DevicePtr // in B's memory
-	gate             *backend.HostBuffer
-	streamA, streamB backend.Stream
+	data             harness.DevicePtr // in B's memory
+	counter, result  harness.DevicePtr // in A's memory
+	status           harness.DevicePtr // in B's memory
+	gate             *harness.HostBuffer
+	streamA, streamB harness.Stream
 }
 
 func newCounterFlag(h *harness.Harness, p harness.Pair) *counterFlag {
@@ -76,7 +75,7 @@ func newCounterFlag(h *harness.Harness, p harness.Pair) *counterFlag {
 	cf.data = h.Alloc(p.B, 4*uint64(cf.words))
 	cf.counter, cf.result = h.Alloc(p.A, 4), h.Alloc(p.A, 16)
 	cf.status = h.Alloc(p.B, 16)
-	cf.gate = h.HostAlloc(p.A, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap)
+	cf.gate = h.HostAlloc(p.A, 4096, harness.HostAllocPortable|harness.HostAllocDeviceMap)
 	cf.streamA, cf.streamB = h.Stream(p.A), h.Stream(p.B)
 	return cf
 }
@@ -92,9 +91,9 @@ func (cf *counterFlag) round(ctx context.Context, h *harness.Harness, seed uint3
 	h.Upload(p.A, cf.result, []uint32{0, 0xFFFFFFFF, 0, 0})
 	h.Fill(p.B, cf.status, 0, 4)
 
-	h.Launch(cf.streamA, kernels.CounterConsume, backend.LaunchConfig{Grid: kernels.D1(cf.cons.grid), Block: kernels.D1(cf.cons.block)},
+	h.Launch(cf.streamA, kernels.CounterConsume, harness.LaunchConfig{Grid: kernels.D1(cf.cons.grid), Block: kernels.D1(cf.cons.block)},
 		uint64(cf.data), uint64(cf.words), uint64(seed), uint64(cf.counter), uint64(cf.producers), uint64(cf.result), uint64(counterWaitTime))
-	h.Launch(cf.streamB, kernels.CounterProduce, backend.LaunchConfig{Grid: kernels.D1(cf.prod.grid), Block: kernels.D1(cf.prod.block)},
+	h.Launch(cf.streamB, kernels.CounterProduce, harness.LaunchConfig{Grid: kernels.D1(cf.prod.grid), Block: kernels.D1(cf.prod.block)},
 		uint64(cf.data), uint64(cf.words), uint64(seed), uint64(cf.counter), uint64(cf.gate.Ptr), uint64(cf.status), uint64(counterWaitTime))
 	atomic.StoreUint32(gate, 1)
 	harness.ExpectNoError(h.Wait(ctx, cf.streamB, "counter-as-flag producer on "+p.B.String()), "producer on %s", p.B)

@@ -14,7 +14,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -80,14 +79,14 @@ var _ = Describe("atomics: a GPU and host threads on mapped pinned memory", func
 		*/
 		It(fmt.Sprintf("keeps atomics of a kernel on %s and of host goroutines on the same mapped pinned words exact", g),
 			harness.GPULabels("atomics.host-native", g), func(ctx SpecContext) {
-				h.RequireAttribute(g, backend.AttrHostNativeAtomicSupported, 1)
+				h.RequireAttribute(g, harness.AttrHostNativeAtomicSupported, 1)
 				var failed []string
 				for _, name := range hostOps {
 					op := opNamed(name)
 					By(fmt.Sprintf("contending with atom.%s.sys from %s and sync/atomic from the host", name, g))
 					c := contention{op: op, kernel: kernels.AtomContendSys, owner: g, sides: []side{sideFor(g, op)},
 						host: &hostSide{goroutines: 4, threads: 1024}}
-					c.hostWords = h.HostAlloc(g, 64<<10, backend.HostAllocPortable|backend.HostAllocDeviceMap)
+					c.hostWords = h.HostAlloc(g, 64<<10, harness.HostAllocPortable|harness.HostAllocDeviceMap)
 					p, o, elapsed := c.run(ctx, h)
 					v := p.check(o)
 					harness.Metric("host-native ops/s "+name, float64(p.total)/elapsed.Seconds(), "ops/s", c.describe())

@@ -119,13 +119,16 @@ var _ = Describe("ipc: memory handles", func() {
 			harness.GPULabels("ipc.same-process-open-rejected", g), func(ctx SpecContext) {
 				requireIPC(h, g)
 				p := h.Alloc(g, ipcBytes)
-				hnd, err := h.B().IPCGetMemHandle(g.Ordinal, p)
-				harness.ExpectNoError(err, "cuIpcGetMemHandle on %s", g)
+				hnd := h.IPCMemHandle(g, p)
 
 				By("opening the handle in this, the exporting, process")
-				ptr, err := h.B().IPCOpenMemHandle(g.Ordinal, hnd)
+				var ptr harness.DevicePtr
+				err := h.Raw(func(d harness.Driver) (err error) {
+					ptr, err = d.IPCOpenMemHandle(g.Ordinal, hnd)
+					return err
+				})
 				if err == nil {
-					DeferCleanup(h.B().IPCCloseMemHandle, g.Ordinal, ptr)
+					DeferCleanup(h.Raw, func(d harness.Driver) error { return d.IPCCloseMemHandle(g.Ordinal, ptr) })
 				}
 				harness.Finding("cuIpcOpenMemHandle in the exporting process", harness.CodeOf(err), g.String())
 				Expect(err).To(harness.BeCUDAError(), "cuIpcOpenMemHandle in the exporting process on %s returned 0x%x", g, uint64(ptr))

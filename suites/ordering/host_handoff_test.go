@@ -16,7 +16,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -50,7 +49,7 @@ var _ = Describe("ordering: handoffs between a GPU and host threads through mapp
 			harness.GPULabels("ordering.host-device-handoff", g), func(ctx SpecContext) {
 				hd := newHostHandoff(h, g)
 				By(fmt.Sprintf("running %d GPU → host handoffs of %d words", hdRounds, hdWords))
-				h.Launch(hd.s, kernels.HandoffToHost, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
+				h.Launch(hd.s, kernels.HandoffToHost, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
 					uint64(hd.buf.Ptr), uint64(hd.buf.Ptr)+hdFlagOff, uint64(hd.buf.Ptr)+hdAckOff, hdWords, hdRounds, uint64(hd.status), uint64(hdWait))
 				start := time.Now()
 				stale, firstRound, err := hd.hostReceives(ctx)
@@ -68,7 +67,7 @@ var _ = Describe("ordering: handoffs between a GPU and host threads through mapp
 			harness.GPULabels("ordering.host-device-handoff", g), func(ctx SpecContext) {
 				hd := newHostHandoff(h, g)
 				By(fmt.Sprintf("running %d host → GPU handoffs of %d words", hdRounds, hdWords))
-				h.Launch(hd.s, kernels.HandoffFromHost, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
+				h.Launch(hd.s, kernels.HandoffFromHost, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
 					uint64(hd.buf.Ptr), uint64(hd.buf.Ptr)+hdFlagOff, uint64(hd.buf.Ptr)+hdAckOff, hdWords, hdRounds, uint64(hd.status), uint64(hdWait))
 				start := time.Now()
 				err := hd.hostSends(ctx)
@@ -86,14 +85,14 @@ var _ = Describe("ordering: handoffs between a GPU and host threads through mapp
 // hostHandoff is the mapped pinned buffer (data, flag, ack) and the GPU side.
 type hostHandoff struct {
 	g      harness.GPU
-	buf    *backend.HostBuffer
-	status backend.DevicePtr
-	s      backend.Stream
+	buf    *harness.HostBuffer
+	status harness.DevicePtr
+	s      harness.Stream
 }
 
 func newHostHandoff(h *harness.Harness, g harness.GPU) *hostHandoff {
 	GinkgoHelper()
-	hd := &hostHandoff{g: g, buf: h.HostAlloc(g, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap),
+	hd := &hostHandoff{g: g, buf: h.HostAlloc(g, 4096, harness.HostAllocPortable|harness.HostAllocDeviceMap),
 		status: h.Alloc(g, 16), s: h.Stream(g)}
 	for off := 0; off < len(hd.buf.Mem); off += 4 {
 		atomic.StoreUint32(hd.word(off), 0)

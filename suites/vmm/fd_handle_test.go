@@ -6,14 +6,12 @@ package vmm_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -49,8 +47,8 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 		By("killing the importer while it maps the allocation; the exporter unmaps and releases it")
 		imp.hp.Kill()
 		Expect(h.WaitHelper(ctx, imp.hp)).To(MatchError(harness.ErrHelperKilled), "importer after SIGKILL")
-		harness.ExpectNoError(e.r.unmap(), "exporter's cuMemUnmap on %s after the importer was killed", a)
-		harness.ExpectNoError(e.p.release(), "exporter's cuMemRelease on %s after the importer was killed", a)
+		e.r.Unmap()
+		e.p.Release()
 		h.ExpectFreeMemoryBackTo(ctx, a, e.baseline, "the importer was killed and the exporter unmapped and released")
 	}
 
@@ -81,8 +79,8 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 		It(fmt.Sprintf("refuses to import the bare number of an exported descriptor of %s", g),
 			harness.GPULabels("vmm.fd-number-is-not-a-handle", g, harness.ProcessMulti), func(ctx SpecContext) {
 				size := posixGranule(h, g)
-				p := mustCreate(h, g, size, backend.HandlePosix)
-				f := exportFD(h, g, p)
+				p := mustCreate(h, g, size, harness.HandlePosix)
+				f := h.ExportFD(p)
 				imp := startImporter(ctx, h)
 
 				By(fmt.Sprintf("sending only the number %d as JSON", f.Fd()))
@@ -112,10 +110,10 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				fds := e.sendTo(imp, g)
 
 				By("unmapping and releasing on the exporter's side")
-				harness.ExpectNoError(e.r.unmap(), "exporter's cuMemUnmap on %s", g)
-				harness.ExpectNoError(e.p.release(), "exporter's cuMemRelease on %s", g)
-				Expect(h.FreeMemory(g)).To(BeNumerically("<=", e.baseline-e.p.size),
-					"free memory on %s while only the importer maps the %d bytes (baseline %d)", g, e.p.size, e.baseline)
+				e.r.Unmap()
+				e.p.Release()
+				Expect(h.FreeMemory(g)).To(BeNumerically("<=", e.baseline-e.p.Size),
+					"free memory on %s while only the importer maps the %d bytes (baseline %d)", g, e.p.Size, e.baseline)
 
 				By("reading every word in the importer, then unmapping there")
 				rep := imp.do(importCmd{Op: opVerify, Device: int(g.Ordinal), Seed: seed})
@@ -136,8 +134,8 @@ type export struct {
 	h        *harness.Harness
 	g        harness.GPU
 	w        *harness.GPUWork
-	p        *physical
-	r        *vaRange
+	p        *harness.Physical
+	r        *harness.AddressRange
 	baseline uint64 // free memory before the allocation
 }
 
@@ -145,17 +143,15 @@ func newExport(ctx context.Context, h *harness.Harness, g harness.GPU, seed uint
 	GinkgoHelper()
 	size := posixGranule(h, g)
 	e := &export{h: h, g: g, w: h.GPUWork(g)}
-	r, err := reserve(h.B(), g.Ordinal, size)
-	harness.ExpectNoError(err, "reserve address space on %s", g)
-	DeferCleanup(r.free)
+	r := h.AddressReserve(g, size)
 	warmUp(ctx, h, e.w, g, r)
 	e.r, e.baseline = r, h.FreeMemory(g)
 
 	By(fmt.Sprintf("creating %d bytes on %s for POSIX fd export, mapping and filling them", size, g))
-	e.p = mustCreate(h, g, size, backend.HandlePosix)
-	harness.ExpectNoError(r.mapTo(e.p.handle), "map on %s", g)
-	harness.ExpectNoError(r.setAccess(rw(g)), "grant %s", g)
-	harness.ExpectNoError(e.w.Fill(ctx, r.ptr, size/4, seed), "fill on %s", g)
+	e.p = mustCreate(h, g, size, harness.HandlePosix)
+	r.Map(e.p)
+	r.SetAccess(rw(g))
+	harness.ExpectNoError(e.w.Fill(ctx, r.Ptr, size/4, seed), "fill on %s", g)
 	return e
 }
 
@@ -168,13 +164,13 @@ func (e *export) sendTo(imp *importerHelper, dev harness.GPU) (importerFDs int) 
 	GinkgoHelper()
 	By(fmt.Sprintf("exporting a POSIX fd and sending it with SCM_RIGHTS; the importer imports, maps and grants %s", dev))
 	fds := countFDs()
-	f := exportFD(e.h, e.g, e.p)
-	rep := imp.importFD(int(f.Fd()), importCmd{Device: int(dev.Ordinal), Size: e.p.size})
+	f := e.h.ExportFD(e.p)
+	rep := imp.importFD(int(f.Fd()), importCmd{Device: int(dev.Ordinal), Size: e.p.Size})
 	harness.ExpectNoError(f.Close(), "close the exported fd after sending it")
 	Expect(countFDs()).To(Equal(fds), "the exporter's open descriptors after exporting, sending and closing the fd")
 	Expect(rep.FDsClosed).To(Equal(rep.FDsImported-1), "the importer's open descriptors after importing, before and after closing the received fd")
 	Expect(rep.Code).To(BeZero(), "import and map on %s of %s's memory: %s", dev, e.g, rep.Error)
-	Expect(rep.Access).To(Equal(backend.ProtReadWrite), "cuMemGetAccess(%s) in the importer after granting", dev)
+	Expect(rep.Access).To(Equal(harness.ProtReadWrite), "cuMemGetAccess(%s) in the importer after granting", dev)
 	return rep.FDs
 }
 
@@ -182,25 +178,14 @@ func (e *export) sendTo(imp *importerHelper, dev harness.GPU) (importerFDs int) 
 // holds PatternWord(seed, i).
 func (e *export) expectWords(ctx context.Context, seed uint32, what string) {
 	GinkgoHelper()
-	v, err := e.w.Verify(ctx, e.r.ptr, e.p.size/4, seed)
+	v, err := e.w.Verify(ctx, e.r.Ptr, e.p.Size/4, seed)
 	harness.ExpectNoError(err, "kernel on %s reading its mapping", e.g)
 	Expect(v.Mismatches).To(BeZero(), "%s, read by the exporter on %s: %s", what, e.g, v)
 }
 
 func posixGranule(h *harness.Harness, g harness.GPU) uint64 {
 	GinkgoHelper()
-	size := granule(h, g, backend.HandlePosix)
-	h.RequireAttribute(g, backend.AttrHandleTypePosixFDSupported, 1)
+	size := granule(h, g, harness.HandlePosix)
+	h.RequireAttribute(g, harness.AttrHandleTypePosixFDSupported, 1)
 	return size
-}
-
-// exportFD exports p as a POSIX fd; the descriptor is closed after the spec
-// on every path (closing it again is harmless).
-func exportFD(h *harness.Harness, g harness.GPU, p *physical) *os.File {
-	GinkgoHelper()
-	fd, err := h.B().ExportFD(g.Ordinal, p.handle)
-	harness.ExpectNoError(err, "cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR) on %s", g)
-	f := os.NewFile(uintptr(fd), "vmm-export")
-	DeferCleanup(func() { _ = f.Close() })
-	return f
 }

@@ -16,15 +16,19 @@ import (
 // RecordEvent records e on s (cuEventRecord) and fails the spec if the
 // driver refuses.
 func (h *Harness) RecordEvent(e Event, s Stream) {
-	GinkgoHelper()
-	ExpectNoError(h.b.RecordEvent(e, s), "cuEventRecord of an event of GPU%d on a stream of GPU%d", int(e.Device()), int(s.Device()))
+	if err := h.b.RecordEvent(e, s); err != nil {
+		GinkgoHelper()
+		ExpectNoError(err, "cuEventRecord of an event of GPU%d on a stream of GPU%d", int(e.Device()), int(s.Device()))
+	}
 }
 
 // StreamWaitEvent makes s wait for e (cuStreamWaitEvent; e may belong to
 // another GPU) and fails the spec if the driver refuses.
 func (h *Harness) StreamWaitEvent(s Stream, e Event) {
-	GinkgoHelper()
-	ExpectNoError(h.b.StreamWaitEvent(s, e), "cuStreamWaitEvent: a stream of GPU%d waiting for an event of GPU%d", int(s.Device()), int(e.Device()))
+	if err := h.b.StreamWaitEvent(s, e); err != nil {
+		GinkgoHelper()
+		ExpectNoError(err, "cuStreamWaitEvent: a stream of GPU%d waiting for an event of GPU%d", int(s.Device()), int(e.Device()))
+	}
 }
 
 // ElapsedTime is the time in milliseconds between two completed events

@@ -30,8 +30,8 @@ var _ = Describe("Latency probes", func() {
 				s.enablePeers(p)
 				src, dst := s.wordBuf(p.A), s.wordBuf(p.B)
 				st := h.Stream(p.A)
-				s.smallCopyLatency(st, src, dst, "cuMemcpyPeerAsync "+p.String(), func() error {
-					return s.b.CopyPeerAsync(st, dst.cePtr, p.B.Ordinal, src.cePtr, p.A.Ordinal, 4)
+				s.smallCopyLatency(st, src, dst, "cuMemcpyPeerAsync "+p.String(), func() {
+					h.CopyPeerAsync(st, dst.cePtr, p.B, src.cePtr, p.A, 4)
 				})
 			}, SpecTimeout(timeout))
 
@@ -63,8 +63,8 @@ var _ = Describe("Latency probes", func() {
 				s := gpuSession(h, ctx, idLatency, g)
 				src, dst := s.wordBuf(g), s.wordBuf(g)
 				st := h.Stream(g)
-				s.smallCopyLatency(st, src, dst, "cuMemcpyAsync within "+g.String(), func() error {
-					return s.b.CopyAsync(st, dst.cePtr, src.cePtr, 4)
+				s.smallCopyLatency(st, src, dst, "cuMemcpyAsync within "+g.String(), func() {
+					h.CopyAsync(st, dst.cePtr, src.cePtr, 4)
 				})
 			}, SpecTimeout(timeout))
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -59,19 +61,20 @@ func (b *bench) record(results []sizeResult) []Figure {
 	return figs
 }
 
-// nominalFn computes a nominal rate from NVML.
-type nominalFn func() (Nominal, error)
+// nominalFn computes a nominal rate from the NVML of the spec's machine
+// (the fixture's, a mock on the fake backend).
+type nominalFn func(lib nvml.Interface) (Nominal, error)
 
 // pairNominal is the nominal rate of p's link from NVML.
 func pairNominal(p harness.Pair) nominalFn {
-	return func() (Nominal, error) {
-		return PairNominal(harness.Backend().NVML(), gpuRef(p.A), gpuRef(p.B))
+	return func(lib nvml.Interface) (Nominal, error) {
+		return PairNominal(lib, gpuRef(p.A), gpuRef(p.B))
 	}
 }
 
 // hostNominal is the nominal rate of g's PCIe link from NVML.
 func hostNominal(g harness.GPU) nominalFn {
-	return func() (Nominal, error) { return HostNominal(harness.Backend().NVML(), gpuRef(g)) }
+	return func(lib nvml.Interface) (Nominal, error) { return HostNominal(lib, gpuRef(g)) }
 }
 
 func gpuRef(g harness.GPU) GPURef {
@@ -83,7 +86,7 @@ func gpuRef(g harness.GPU) GPURef {
 // finding, not a failure; any other NVML error fails the spec.
 func (b *bench) recordFraction(results []sizeResult, nominal nominalFn, directions int) {
 	GinkgoHelper()
-	n, err := nominal()
+	n, err := nominal(b.s.h.NVML())
 	if errors.Is(err, ErrUnsupported) {
 		harness.Finding("bandwidth.nominal-unavailable", err.Error(),
 			fmt.Sprintf("%s on %s: the fraction of the link's nominal rate is omitted", b.what, b.s.targetName))

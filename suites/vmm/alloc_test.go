@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/p2pconf/p2pconf/harness"
-	)
+)
 
 // The helper processes' roles (fault_role_test.go, import_role_test.go) have
 // no fixture: they make and release VMM objects with the driver they are

@@ -25,7 +25,6 @@ var copySizes = []struct {
 
 var _ = Describe("access:", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 
 	for _, p := range harness.Pairs() {
 		for _, size := range copySizes {
@@ -57,7 +56,7 @@ var _ = Describe("access:", func() {
 						peerCopy(ctx, h, p.A, p.B, size.words, seed, mode)
 						By(fmt.Sprintf("copying %s from %s to %s", size.name, p.B, p.A))
 						peerCopy(ctx, h, p.B, p.A, size.words, seed+1, mode)
-					}, SpecTimeout(timeout))
+					}, harness.Timeout(1))
 			}
 		}
 
@@ -91,7 +90,7 @@ var _ = Describe("access:", func() {
 				h.CopyAsync(sb, dst, hb.Ptr, words32(n))
 				harness.ExpectNoError(h.Wait(ctx, sb, "copy from host"), "cuMemcpyAsync host→%s", p.B)
 				expectWords(h, p.B, dst, want, fmt.Sprintf("%s's buffer after the staged copy from %s", p.B, p.A))
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 })
 

@@ -18,7 +18,6 @@ const probeWords = 4096 + 3
 
 var _ = Describe("access:", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 
 	for _, p := range harness.Pairs() {
 		ord := [2]int{int(p.A.Ordinal), int(p.B.Ordinal)}
@@ -46,7 +45,7 @@ var _ = Describe("access:", func() {
 				rep := probe(ctx, h, probeReq{Accessor: ord[1], Owner: ord[0], Enable: [][2]int{ord}, Words: probeWords, Seed: seed})
 				expectNoAccess(rep, fmt.Sprintf("kernel on %s reading %s's memory with only %s enabled", p.B, p.A, p))
 				h.ExpectHealthy(ctx, p.A, p.B)
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 			ID: access.enable-errors
@@ -83,7 +82,7 @@ var _ = Describe("access:", func() {
 					"in the helper, a kernel on %s reading %s's memory while %s was enabled: %s", p.A, p.B, p, rep.Before)
 				expectNoAccess(rep, fmt.Sprintf("kernel on %s reading %s's memory after disabling %s", p.A, p.B, p))
 				h.ExpectHealthy(ctx, p.A, p.B)
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 			ID: access.enable-covers-allocations
@@ -107,6 +106,6 @@ var _ = Describe("access:", func() {
 				remoteRoundTrip(ctx, h, p, before, probeWords, seed, fmt.Sprintf("%s's allocation made before enabling %s", p.B, p))
 				By(fmt.Sprintf("a kernel on %s reads and writes the allocation made after the enable", p.A))
 				remoteRoundTrip(ctx, h, p, after, probeWords, seed+2, fmt.Sprintf("%s's allocation made after enabling %s", p.B, p))
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 })

@@ -17,7 +17,6 @@ import (
 
 var _ = Describe("access:", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 	gpus := harness.GPUs()
 
 	for _, g := range gpus {
@@ -67,7 +66,7 @@ var _ = Describe("access:", func() {
 				err = h.EnablePeerAccess(self)
 				harness.Finding("cuCtxEnablePeerAccess(own context)", harness.CodeOf(err), g.String())
 				Expect(err).To(harness.BeCUDAError(), "cuCtxEnablePeerAccess of %s's context to itself", g)
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 			ID: access.uva-owner
@@ -98,7 +97,7 @@ var _ = Describe("access:", func() {
 						expectOwner(h, g, o, h.Alloc(o, 4096))
 					}
 				}
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 			ID: access.host-mapped
@@ -136,7 +135,7 @@ var _ = Describe("access:", func() {
 					expectSame(plus(in, add+1), harness.BytesToWords(hb.Mem[words32(2*n):]),
 						"host view of what a kernel on %s wrote through host pointer 0x%x", g, uint64(hb.Ptr))
 				}
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 })
 

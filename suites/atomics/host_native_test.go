@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -95,7 +94,7 @@ var _ = Describe("atomics: a GPU and host threads on mapped pinned memory", func
 					}
 				}
 				Expect(failed).To(BeEmpty(), "atomics of %s and host goroutines on mapped pinned memory:\n%s", g, strings.Join(failed, "\n"))
-			}, SpecTimeout(2*time.Minute))
+			}, harness.Timeout(1))
 	}
 })
 

@@ -13,7 +13,6 @@ import (
 
 var _ = Describe("Latency probes", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 
 	for _, p := range harness.Pairs() {
 		/*
@@ -33,7 +32,7 @@ var _ = Describe("Latency probes", func() {
 				s.smallCopyLatency(st, src, dst, "cuMemcpyPeerAsync "+p.String(), func() {
 					h.CopyPeerAsync(st, dst.cePtr, p.B, src.cePtr, p.A, 4)
 				})
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 		   ID: bandwidth.latency (info)
@@ -47,7 +46,7 @@ var _ = Describe("Latency probes", func() {
 				s := pairSession(h, ctx, idLatency, p)
 				s.requirePeers(p, false)
 				s.chaseLatency(p.A, p.B)
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 
 	for _, g := range harness.GPUs() {
@@ -66,7 +65,7 @@ var _ = Describe("Latency probes", func() {
 				s.smallCopyLatency(st, src, dst, "cuMemcpyAsync within "+g.String(), func() {
 					h.CopyAsync(st, dst.cePtr, src.cePtr, 4)
 				})
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 		   ID: bandwidth.latency (info)
@@ -77,6 +76,6 @@ var _ = Describe("Latency probes", func() {
 			harness.GPULabels(idLatency, g), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idLatency, g)
 				s.chaseLatency(g, g)
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 })

@@ -210,3 +210,18 @@ func (s *session) wordBuf(g harness.GPU) *buffer {
 	p := s.h.Alloc(g, 4)
 	return &buffer{gpu: g, ptr: p, cePtr: p, where: g.String() + "'s memory"}
 }
+
+// sizedTimeout is the timeout of a spec that measures every size up to the
+// configured largest (P2PCONF_BW_MAX_SIZE): the configured spec timeout at
+// the default largest size (it was the configured timeout before, and such
+// a spec takes well under it on an H200), scaled by how many times larger
+// the configured largest size is, since the bytes moved grow with it. A
+// malformed setting leaves the factor at 1: the spec then fails on the
+// configuration itself (suiteConfig).
+func sizedTimeout() SpecTimeout {
+	factor := 1.0
+	if cfg, err := ReadConfig(os.Getenv); err == nil && cfg.MaxSize > DefaultMaxSize {
+		factor = float64(cfg.MaxSize) / float64(DefaultMaxSize)
+	}
+	return harness.Timeout(factor)
+}

@@ -70,23 +70,23 @@ var _ = Describe("ipc: interprocess events", func() {
 		It(fmt.Sprintf("lets a consumer in another process on %s wait for %s's producer through an interprocess event", g, g),
 			harness.GPULabels("ipc.event-handoff", g, harness.ProcessMulti), func(ctx SpecContext) {
 				handoffConf(ctx, g, g, uint32(harness.Seed("ipc.event-handoff", g)))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 		It(fmt.Sprintf("shows a consumer in another process on %s reading incomplete data when it does not wait for the event", g),
 			harness.GPULabels("ipc.event-handoff-without-wait", g, harness.ProcessMulti), func(ctx SpecContext) {
 				handoffMutant(ctx, g, g, uint32(harness.Seed("ipc.event-handoff-without-wait", g)))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 	for _, p := range harness.Pairs() {
 		It(fmt.Sprintf("lets a consumer in a process on %s wait for %s's producer through an interprocess event (%s)", p.B, p.A, p),
 			harness.PairLabels("ipc.event-handoff", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				handoffConf(ctx, p.A, p.B, uint32(harness.Seed("ipc.event-handoff", p.ID())))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 		It(fmt.Sprintf("shows a consumer in a process on %s reading incomplete data from %s when it does not wait for the event (%s)", p.B, p.A, p),
 			harness.PairLabels("ipc.event-handoff-without-wait", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				handoffMutant(ctx, p.A, p.B, uint32(harness.Seed("ipc.event-handoff-without-wait", p.ID())))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 
 	for _, g := range harness.GPUs() {
@@ -129,7 +129,7 @@ var _ = Describe("ipc: interprocess events", func() {
 
 				By("exporting a handle of an INTERPROCESS|DISABLE_TIMING event, which must work")
 				h.IPCEventHandle(h.Event(g, harness.EventInterprocess|harness.EventDisableTiming))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 

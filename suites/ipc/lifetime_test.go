@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"syscall"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -54,7 +53,7 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 					"free memory on %s after the importer closed, before the exporter freed (baseline %d)", g, baseline)
 				e.mem.Free()
 				h.ExpectFreeMemoryBackTo(ctx, g, baseline, "the importer closed and the exporter freed")
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: ipc.importer-killed
@@ -92,7 +91,7 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 				e.expectWords(ctx, seed, "the exporter's data after the importer was killed")
 				e.mem.Free()
 				h.ExpectFreeMemoryBackTo(ctx, g, baseline, "the importer was killed and the exporter freed")
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: ipc.exporter-exits-first (info)
@@ -120,7 +119,7 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 					harness.Finding("cuIpcCloseMemHandle after the exporter exited", cuerr.Result(rep.Code).Error(), g.String())
 				}
 				imp.exit(ctx, h, rep.Code != 0)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 

@@ -6,7 +6,6 @@ package ipc_test
 import (
 	"context"
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -52,7 +51,7 @@ var _ = Describe("ipc: memory handles", func() {
 			harness.GPULabels("ipc.mem-handle-roundtrip", g, harness.ProcessMulti), func(ctx SpecContext) {
 				requireIPC(h, g)
 				roundtrip(ctx, g, g, uint32(harness.Seed("ipc.mem-handle-roundtrip", g)))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 	for _, p := range harness.Pairs() {
 		It(fmt.Sprintf("lets a process on %s open, read and write an allocation of %s through its 64-byte handle (%s)", p.B, p.A, p),
@@ -61,7 +60,7 @@ var _ = Describe("ipc: memory handles", func() {
 				requireIPC(h, p.B)
 				h.RequirePeerAccess(p.Reverse())
 				roundtrip(ctx, p.A, p.B, uint32(harness.Seed("ipc.mem-handle-roundtrip", p.ID())))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 
 	for _, g := range harness.GPUs() {
@@ -105,7 +104,7 @@ var _ = Describe("ipc: memory handles", func() {
 
 				By("checking the exporter after the importer's probe: its context works and its data is intact")
 				e.expectWords(ctx, seed, "the exporter's data after the importer's probe")
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: ipc.same-process-open-rejected
@@ -133,6 +132,6 @@ var _ = Describe("ipc: memory handles", func() {
 				harness.Finding("cuIpcOpenMemHandle in the exporting process", harness.CodeOf(err), g.String())
 				Expect(err).To(harness.BeCUDAError(), "cuIpcOpenMemHandle in the exporting process on %s returned 0x%x", g, uint64(ptr))
 				Expect(uint64(ptr)).To(BeZero(), "pointer returned by the refused cuIpcOpenMemHandle on %s", g)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })

@@ -43,7 +43,7 @@ var _ = Describe("ordering: handing data from one GPU to another with events", f
 				bad, first := eh.trial(ctx, h, uint32(harness.Seed("ordering.cross-device-event-handoff", p.ID())), true)
 				Expect(bad).To(BeZero(), "%s's consumer found %d of %d words stale after waiting on the copy's event; first at word %d",
 					p.B, bad, handoffWords, first)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: ordering.cross-device-handoff-without-wait (mutant of
@@ -65,7 +65,7 @@ var _ = Describe("ordering: handing data from one GPU to another with events", f
 				}
 				harness.Power("ordering.cross-device-event-handoff", harness.PowerResult{Observed: hits > 0, Hits: hits, Trials: trials},
 					fmt.Sprintf("%s: %d of %d handoffs without stream waits saw stale data", p, hits, trials))
-			}, SpecTimeout(2*time.Minute))
+			}, harness.Timeout(1))
 	}
 })
 

@@ -61,7 +61,7 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 				submissionIsNotCompletion(ctx, g, g, func(s harness.Stream, dst, src harness.DevicePtr, n uint64) {
 					h.CopyAsync(s, dst, src, n)
 				})
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 
 	for _, p := range harness.Pairs() {
@@ -71,7 +71,7 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 				submissionIsNotCompletion(ctx, p.A, p.B, func(s harness.Stream, dst, src harness.DevicePtr, n uint64) {
 					h.CopyPeerAsync(s, dst, p.B, src, p.A, n)
 				})
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: ordering.elapsed-time-across-devices
@@ -102,7 +102,7 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 				})
 				harness.Finding("cuEventElapsedTime across devices", harness.CodeOf(err), p.String())
 				Expect(err).To(harness.BeCUDAError(), "cuEventElapsedTime(event of %s, event of %s) returned %g ms", p.A, p.B, ms)
-			}, SpecTimeout(30*time.Second))
+			}, harness.Timeout(0.25))
 
 		/*
 			ID: ordering.source-reuse-after-completion
@@ -132,6 +132,6 @@ var _ = Describe("ordering: events and asynchronous copies", func() {
 				h.MustWait(ctx, s, "the copy's stream")
 				Expect(h.Download(p.B, dst, handoffWords)).To(harness.EqualWords(old),
 					"%s's copy of %s's data after the source was overwritten once the copy's event had completed", p.B, p.A)
-			}, SpecTimeout(30*time.Second))
+			}, harness.Timeout(0.25))
 	}
 })

@@ -60,7 +60,7 @@ var _ = Describe("ordering: handoffs between a GPU and host threads through mapp
 				Expect(st[0]).To(Equal(kernels.HandoffDone), "GPU side: %s's kernel waited %s for the host's acknowledgement of round %d", g, hdWait, st[1])
 				harness.Metric("handoffs/s GPU→host", float64(hdRounds)/elapsed.Seconds(), "handoffs/s", g.String())
 				Expect(stale).To(BeZero(), "the host read %d stale words after seeing %s's release flag; first in round %d", stale, g, firstRound)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		// ID: ordering.host-device-handoff (requirement above), host → GPU.
 		It(fmt.Sprintf("hands data from a host goroutine to a kernel on %s with an atomic flag store in mapped pinned memory", g),
@@ -78,7 +78,7 @@ var _ = Describe("ordering: handoffs between a GPU and host threads through mapp
 				Expect(st[0]).To(Equal(kernels.HandoffDone), "GPU side: %s's kernel waited %s for the host's flag of round %d", g, hdWait, st[1])
 				harness.Metric("handoffs/s host→GPU", float64(hdRounds)/elapsed.Seconds(), "handoffs/s", g.String())
 				Expect(st[2]).To(BeZero(), "%s's kernel read %d stale words after acquiring the host's flag; first in round %d", g, st[2], st[3])
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 

@@ -5,7 +5,6 @@ package vmm_test
 
 import (
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -45,7 +44,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 				Expect(res[0].Access).To(Equal(harness.ProtNone), "cuMemGetAccess(%s) after cuMemMap, before cuMemSetAccess", g)
 				expectFault(res, 0, fmt.Sprintf("kernel on %s reading a mapping without access", g))
 				h.ExpectHealthy(ctx, g)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: vmm.read-only-access
@@ -66,7 +65,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 					Probes: []probeReq{{Range: 1, Device: int(g.Ordinal)}, {Range: 1, Device: int(g.Ordinal), Store: true}}})
 				expectReadOnly(res, fmt.Sprintf("%s on a PROT_READ mapping of its own memory", g))
 				h.ExpectHealthy(ctx, g)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: vmm.access-is-per-range
@@ -92,7 +91,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 				Expect(res[1].Access).To(Equal(harness.ProtNone), "cuMemGetAccess(%s) on the second range", g)
 				expectFault(res, 1, fmt.Sprintf("kernel on %s reading the second mapping, which has no access", g))
 				h.ExpectHealthy(ctx, g)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 
 	for _, p := range harness.Pairs() {
@@ -114,7 +113,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 					Probes: []probeReq{{Range: 0, Device: int(p.B.Ordinal)}, {Range: 0, Device: int(p.B.Ordinal), Store: true}}})
 				expectReadOnly(res, fmt.Sprintf("%s on %s's memory mapped PROT_READ for it", p.B, p.A))
 				h.ExpectHealthy(ctx, p.A, p.B)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 

@@ -5,7 +5,6 @@ package vmm_test
 
 import (
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -66,7 +65,7 @@ var _ = Describe("vmm: FABRIC handles", func() {
 					harness.Finding("importer's kernel read", cuerr.Result(rep.Code).Error(), read)
 				}
 				imp.exit(ctx, h)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 

@@ -6,7 +6,6 @@ package vmm_test
 import (
 	"context"
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -56,14 +55,14 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 		It(fmt.Sprintf("shares memory of %s with another process through a POSIX fd sent with SCM_RIGHTS", g),
 			harness.GPULabels("vmm.fd-export-import", g, harness.ProcessMulti), func(ctx SpecContext) {
 				fdExportImport(ctx, g, g, uint32(harness.Seed("vmm.fd-export-import", g)))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 	for _, p := range harness.Pairs() {
 		It(fmt.Sprintf("shares memory of %s with a process on %s through a POSIX fd sent with SCM_RIGHTS (%s)", p.A, p.B, p),
 			harness.PairLabels("vmm.fd-export-import", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				fdExportImport(ctx, p.A, p.B, uint32(harness.Seed("vmm.fd-export-import", p.ID())))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 
 	for _, g := range harness.GPUs() {
@@ -90,7 +89,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				harness.Finding("cuMemImportFromShareableHandle(bare fd number)", cuerr.Result(rep.Code).Error(), g.String())
 				imp.exit(ctx, h)
 				harness.ExpectNoError(f.Close(), "close the exported fd on %s", g)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: vmm.import-outlives-exporter-release
@@ -124,7 +123,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				Expect(rep.FDs).To(Equal(fds), "the importer's open descriptors after unmapping and releasing the import")
 				imp.exit(ctx, h)
 				h.ExpectFreeMemoryBackTo(ctx, g, e.baseline, "both sides unmapped and released")
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 

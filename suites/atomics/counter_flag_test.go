@@ -39,7 +39,7 @@ var _ = Describe("atomics: an atomic counter used as a flag", func() {
 			Applies to: pairs with peer access both ways where integer add is
 			advertised as native from B to A.
 		*/
-		It(fmt.Sprintf("lets %s read all of %s's data once %s's atom.release.sys increments of a counter in %s's memory reach the thread count", p.A, p.B, p.B, p.A),
+		It(fmt.Sprintf("in %s's memory lets %s read all of %s's data once %s's atom.release.sys increments of it reach the thread count", p.A, p.A, p.B, p.B),
 			harness.PairLabels("atomics.counter-as-flag", p), func(ctx SpecContext) {
 				h.RequirePeerAccess(p)
 				h.RequirePeerAccess(p.Reverse())

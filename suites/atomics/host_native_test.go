@@ -58,7 +58,7 @@ func hostApply(mem []byte, op kernels.ContendOp, x uint64) uint64 {
 	panic("hostApply: no host form of " + op.Name)
 }
 
-var _ = Describe("atomics: a GPU and host threads on mapped pinned memory", func() {
+var _ = Describe("atomics: mapped pinned memory", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -76,7 +76,7 @@ var _ = Describe("atomics: a GPU and host threads on mapped pinned memory", func
 			Applies to: every GPU with HOST_NATIVE_ATOMIC_SUPPORTED=1 (0 was
 			observed on the H200 over PCIe: the spec skips with that value).
 		*/
-		It(fmt.Sprintf("keeps atomics of a kernel on %s and of host goroutines on the same mapped pinned words exact", g),
+		It(fmt.Sprintf("keeps atomics of a kernel on %s and of host goroutines on the same words exact", g),
 			harness.GPULabels("atomics.host-native", g), func(ctx SpecContext) {
 				h.RequireAttribute(g, harness.AttrHostNativeAtomicSupported, 1)
 				var failed []string

@@ -21,7 +21,7 @@ import (
 // importer and its kernel starts within well under a millisecond.
 const producerDelay = 20 * time.Millisecond
 
-var _ = Describe("ipc: interprocess events", func() {
+var _ = Describe("ipc: an interprocess event", func() {
 	h := harness.New()
 
 	/*
@@ -67,22 +67,22 @@ var _ = Describe("ipc: interprocess events", func() {
 	}
 
 	for _, g := range harness.GPUs() {
-		It(fmt.Sprintf("lets a consumer in another process on %s wait for %s's producer through an interprocess event", g, g),
+		It(fmt.Sprintf("lets a consumer in another process on %s wait for %s's producer", g, g),
 			harness.GPULabels("ipc.event-handoff", g, harness.ProcessMulti), func(ctx SpecContext) {
 				handoffConf(ctx, g, g, uint32(harness.Seed("ipc.event-handoff", g)))
 			}, harness.Timeout(0.5))
-		It(fmt.Sprintf("shows a consumer in another process on %s reading incomplete data when it does not wait for the event", g),
+		It(fmt.Sprintf("is needed: a consumer in another process on %s that does not wait for it reads incomplete data", g),
 			harness.GPULabels("ipc.event-handoff-without-wait", g, harness.ProcessMulti), func(ctx SpecContext) {
 				handoffMutant(ctx, g, g, uint32(harness.Seed("ipc.event-handoff-without-wait", g)))
 			}, harness.Timeout(0.5))
 	}
 	for _, p := range harness.Pairs() {
-		It(fmt.Sprintf("lets a consumer in a process on %s wait for %s's producer through an interprocess event (%s)", p.B, p.A, p),
+		It(fmt.Sprintf("lets a consumer in a process on %s wait for %s's producer (%s)", p.B, p.A, p),
 			harness.PairLabels("ipc.event-handoff", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				handoffConf(ctx, p.A, p.B, uint32(harness.Seed("ipc.event-handoff", p.ID())))
 			}, harness.Timeout(0.5))
-		It(fmt.Sprintf("shows a consumer in a process on %s reading incomplete data from %s when it does not wait for the event (%s)", p.B, p.A, p),
+		It(fmt.Sprintf("is needed: a consumer in a process on %s that does not wait for it reads incomplete data from %s (%s)", p.B, p.A, p),
 			harness.PairLabels("ipc.event-handoff-without-wait", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				handoffMutant(ctx, p.A, p.B, uint32(harness.Seed("ipc.event-handoff-without-wait", p.ID())))
@@ -103,7 +103,7 @@ var _ = Describe("ipc: interprocess events", func() {
 			INVALID_HANDLE (recorded: the documentation does not fix it).
 			Applies to: GPUs with IPC_EVENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("refuses interprocess events on %s that lack DISABLE_TIMING or INTERPROCESS", g),
+		It(fmt.Sprintf("cannot be created on %s without DISABLE_TIMING, nor exported without INTERPROCESS", g),
 			harness.GPULabels("ipc.event-flags", g), func(ctx SpecContext) {
 				requireIPC(h, g)
 				h.RequireAttribute(g, harness.AttrIPCEventSupported, 1)

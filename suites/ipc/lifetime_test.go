@@ -15,7 +15,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
-var _ = Describe("ipc: lifetime of exported memory", func() {
+var _ = Describe("ipc: exported memory", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -30,7 +30,7 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 			process ... is not affected").
 			Applies to: every GPU with UNIFIED_ADDRESSING=1.
 		*/
-		It(fmt.Sprintf("unmaps on close in the importer and frees on the exporter's cuMemFree on %s", g),
+		It(fmt.Sprintf("is unmapped on close in the importer and freed by the exporter's cuMemFree on %s", g),
 			harness.GPULabels("ipc.close-then-free", g, harness.ProcessMulti), func(ctx SpecContext) {
 				requireIPC(h, g)
 				seed, w := uint32(harness.Seed("ipc.close-then-free", g)), h.GPUWork(g)
@@ -100,7 +100,7 @@ var _ = Describe("ipc: lifetime of exported memory", func() {
 			freeing. The documentation leaves it undefined.
 			Applies to: every GPU with UNIFIED_ADDRESSING=1.
 		*/
-		It(fmt.Sprintf("records what an importer on %s observes after the exporter exits", g),
+		It(fmt.Sprintf("after the exporter exits, as an importer on %s observes it, is recorded", g),
 			harness.GPULabels("ipc.exporter-exits-first", g, harness.ProcessMulti), func(ctx SpecContext) {
 				requireIPC(h, g)
 				seed := uint32(harness.Seed("ipc.exporter-exits-first", g))

@@ -14,7 +14,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
-var _ = Describe("ipc: memory handles", func() {
+var _ = Describe("ipc: a 64-byte memory handle", func() {
 	h := harness.New()
 
 	/*
@@ -47,14 +47,14 @@ var _ = Describe("ipc: memory handles", func() {
 	}
 
 	for _, g := range harness.GPUs() {
-		It(fmt.Sprintf("lets another process on %s open, read and write an allocation of %s through its 64-byte handle", g, g),
+		It(fmt.Sprintf("lets another process on %s open, read and write an allocation of %s", g, g),
 			harness.GPULabels("ipc.mem-handle-roundtrip", g, harness.ProcessMulti), func(ctx SpecContext) {
 				requireIPC(h, g)
 				roundtrip(ctx, g, g, uint32(harness.Seed("ipc.mem-handle-roundtrip", g)))
 			}, harness.Timeout(0.5))
 	}
 	for _, p := range harness.Pairs() {
-		It(fmt.Sprintf("lets a process on %s open, read and write an allocation of %s through its 64-byte handle (%s)", p.B, p.A, p),
+		It(fmt.Sprintf("lets a process on %s open, read and write an allocation of %s (%s)", p.B, p.A, p),
 			harness.PairLabels("ipc.mem-handle-roundtrip", p, harness.ProcessMulti), func(ctx SpecContext) {
 				requireIPC(h, p.A)
 				requireIPC(h, p.B)
@@ -76,7 +76,7 @@ var _ = Describe("ipc: memory handles", func() {
 			cuPointerGetAttribute 1 INVALID_VALUE, kernel 700 ILLEGAL_ADDRESS.
 			Applies to: every GPU with UNIFIED_ADDRESSING=1.
 		*/
-		It(fmt.Sprintf("gives another process on %s no access through a bare pointer or a damaged handle", g),
+		It(fmt.Sprintf("is required: another process on %s gets no access through a bare pointer or a damaged handle", g),
 			harness.GPULabels("ipc.raw-pointer-is-not-a-handle", g, harness.ProcessMulti), func(ctx SpecContext) {
 				requireIPC(h, g)
 				seed := uint32(harness.Seed("ipc.raw-pointer-is-not-a-handle", g))
@@ -114,7 +114,7 @@ var _ = Describe("ipc: memory handles", func() {
 			the process that exported it"); observed on H200: 201 INVALID_CONTEXT.
 			Applies to: every GPU with UNIFIED_ADDRESSING=1.
 		*/
-		It(fmt.Sprintf("refuses to open a handle of %s in the process that exported it", g),
+		It(fmt.Sprintf("of %s cannot be opened in the process that exported it", g),
 			harness.GPULabels("ipc.same-process-open-rejected", g), func(ctx SpecContext) {
 				requireIPC(h, g)
 				p := h.Alloc(g, ipcBytes)

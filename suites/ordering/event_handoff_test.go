@@ -20,7 +20,7 @@ const (
 	producerLag  = 20 * time.Millisecond // the producer's delay before it fills
 )
 
-var _ = Describe("ordering: handing data from one GPU to another with events", func() {
+var _ = Describe("ordering: the CUDA driver", func() {
 	h := harness.New()
 
 	for _, p := range harness.Pairs() {

@@ -19,7 +19,7 @@ import (
 // longer than queueing a copy and an event record takes.
 const slowKernel = 200 * time.Millisecond
 
-var _ = Describe("ordering: events and asynchronous copies", func() {
+var _ = Describe("ordering: the CUDA driver", func() {
 	h := harness.New()
 
 	/*

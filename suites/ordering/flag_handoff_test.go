@@ -28,7 +28,7 @@ var (
 	}
 )
 
-var _ = Describe("ordering: flag handoff between kernels on two GPUs", func() {
+var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 	h := harness.New()
 	budget := harness.RunConfig().LitmusBudget
 

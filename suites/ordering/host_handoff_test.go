@@ -27,7 +27,7 @@ const (
 	hdWait    = 2 * time.Second // how long either side waits for the other
 )
 
-var _ = Describe("ordering: handoffs between a GPU and host threads through mapped pinned memory", func() {
+var _ = Describe("ordering: a flag in mapped pinned memory", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -45,7 +45,7 @@ var _ = Describe("ordering: handoffs between a GPU and host threads through mapp
 			mapped memory; reference/litmus.md family G.
 			Applies to: every GPU (mapped pinned memory, CAN_MAP_HOST_MEMORY).
 		*/
-		It(fmt.Sprintf("hands data from a kernel on %s to a host goroutine with a st.release.sys flag in mapped pinned memory", g),
+		It(fmt.Sprintf("hands data from a kernel on %s to a host goroutine when the kernel sets it with st.release.sys", g),
 			harness.GPULabels("ordering.host-device-handoff", g), func(ctx SpecContext) {
 				hd := newHostHandoff(h, g)
 				By(fmt.Sprintf("running %d GPU → host handoffs of %d words", hdRounds, hdWords))
@@ -63,7 +63,7 @@ var _ = Describe("ordering: handoffs between a GPU and host threads through mapp
 			}, harness.Timeout(0.5))
 
 		// ID: ordering.host-device-handoff (requirement above), host → GPU.
-		It(fmt.Sprintf("hands data from a host goroutine to a kernel on %s with an atomic flag store in mapped pinned memory", g),
+		It(fmt.Sprintf("hands data from a host goroutine to a kernel on %s when the goroutine sets it with an atomic store", g),
 			harness.GPULabels("ordering.host-device-handoff", g), func(ctx SpecContext) {
 				hd := newHostHandoff(h, g)
 				By(fmt.Sprintf("running %d host → GPU handoffs of %d words", hdRounds, hdWords))

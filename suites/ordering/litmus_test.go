@@ -21,7 +21,7 @@ import (
 // container is Ordered (all its specs share one code location, which Ginkgo
 // would otherwise order by name) and ContinueOnFailure (a violation in one
 // test must not skip the others).
-var _ = Describe("ordering: memory-model litmus test", Ordered, ContinueOnFailure, func() {
+var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFailure, func() {
 	h := harness.New()
 	cfg := harness.RunConfig()
 	env := litmus.DefaultEnv(cfg)

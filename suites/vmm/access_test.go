@@ -20,7 +20,7 @@ func ro(g harness.GPU) harness.Access {
 	return harness.Access{Device: g.Ordinal, Flags: harness.ProtRead}
 }
 
-var _ = Describe("vmm: access to a mapping", func() {
+var _ = Describe("vmm: a mapping", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -34,7 +34,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 			until cuMemSetAccess"); observed on H200: 0, then 700 ILLEGAL_ADDRESS.
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("gives no access to a new mapping on %s until cuMemSetAccess", g),
+		It(fmt.Sprintf("on %s gives no access until cuMemSetAccess", g),
 			harness.GPULabels("vmm.no-access-until-set", g, harness.ProcessMulti), func(ctx SpecContext) {
 				granule(h, g, harness.HandleNone)
 				By("mapping memory of " + g.String() + " without cuMemSetAccess, then reading it with a kernel in a helper")
@@ -56,7 +56,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 			access"); observed on H200: store → 700.
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("lets a kernel on %s read but not write a PROT_READ mapping of its memory", g),
+		It(fmt.Sprintf("of %s's memory set PROT_READ lets a kernel on %s read but not write it", g, g),
 			harness.GPULabels("vmm.read-only-access", g, harness.ProcessMulti), func(ctx SpecContext) {
 				granule(h, g, harness.HandleNone)
 				By("filling through a read-write range, then loading and storing through a read-only range of the same memory")
@@ -78,7 +78,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 			virtual address range").
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("keeps a second mapping of the same memory on %s inaccessible when access is set on the first only", g),
+		It(fmt.Sprintf("with access set gives none to a second mapping of the same memory on %s", g),
 			harness.GPULabels("vmm.access-is-per-range", g, harness.ProcessMulti), func(ctx SpecContext) {
 				granule(h, g, harness.HandleNone)
 				By("mapping one allocation twice, granting read-write on the first range only")
@@ -103,7 +103,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 			Source: CUDA Driver API CUmemAccess_flags.
 			Applies to: pairs where cuDeviceCanAccessPeer(B, A)=1.
 		*/
-		It(fmt.Sprintf("lets a kernel on %s read but not write %s's memory mapped PROT_READ for it (%s)", p.B, p.A, p),
+		It(fmt.Sprintf("of %s's memory set PROT_READ for %s lets a kernel on %s read but not write it (%s)", p.A, p.B, p.B, p),
 			harness.PairLabels("vmm.read-only-access", p, harness.ProcessMulti), func(ctx SpecContext) {
 				granule(h, p.A, harness.HandleNone)
 				h.RequirePeerAccess(p.Reverse())

@@ -12,7 +12,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
-var _ = Describe("vmm: FABRIC handles", func() {
+var _ = Describe("vmm: a FABRIC handle", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -27,7 +27,7 @@ var _ = Describe("vmm: FABRIC handles", func() {
 			(NOT_PERMITTED without an IMEX channel).
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("records whether a FABRIC handle of %s can be exported and imported in another process", g),
+		It(fmt.Sprintf("of %s is exported, imported in another process, and the outcome recorded", g),
 			harness.GPULabels("vmm.fabric-handle", g, harness.ProcessMulti), func(ctx SpecContext) {
 				granule(h, g, harness.HandleNone)
 				h.RequireAttribute(g, harness.AttrHandleTypeFabricSupported, 1)

@@ -14,7 +14,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
-var _ = Describe("vmm: POSIX file descriptor handles", func() {
+var _ = Describe("vmm: a POSIX file descriptor handle", func() {
 	h := harness.New()
 
 	/*
@@ -52,13 +52,13 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 	}
 
 	for _, g := range harness.GPUs() {
-		It(fmt.Sprintf("shares memory of %s with another process through a POSIX fd sent with SCM_RIGHTS", g),
+		It(fmt.Sprintf("shares memory of %s with another process when sent with SCM_RIGHTS", g),
 			harness.GPULabels("vmm.fd-export-import", g, harness.ProcessMulti), func(ctx SpecContext) {
 				fdExportImport(ctx, g, g, uint32(harness.Seed("vmm.fd-export-import", g)))
 			}, harness.Timeout(0.5))
 	}
 	for _, p := range harness.Pairs() {
-		It(fmt.Sprintf("shares memory of %s with a process on %s through a POSIX fd sent with SCM_RIGHTS (%s)", p.A, p.B, p),
+		It(fmt.Sprintf("shares memory of %s with a process on %s when sent with SCM_RIGHTS (%s)", p.A, p.B, p),
 			harness.PairLabels("vmm.fd-export-import", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				fdExportImport(ctx, p.A, p.B, uint32(harness.Seed("vmm.fd-export-import", p.ID())))
@@ -75,7 +75,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 			an fd of the importing process); observed on H200: 999 UNKNOWN.
 			Applies to: GPUs with HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("refuses to import the bare number of an exported descriptor of %s", g),
+		It(fmt.Sprintf("of %s cannot be imported from the bare number of the descriptor", g),
 			harness.GPULabels("vmm.fd-number-is-not-a-handle", g, harness.ProcessMulti), func(ctx SpecContext) {
 				size := posixGranule(h, g)
 				p := mustCreate(h, g, size, harness.HandlePosix)

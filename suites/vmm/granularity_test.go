@@ -13,7 +13,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
-var _ = Describe("vmm: allocation granularity", func() {
+var _ = Describe("vmm: cuMemGetAllocationGranularity", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -28,7 +28,7 @@ var _ = Describe("vmm: allocation granularity", func() {
 			cuMemGetAllocationGranularity.
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("reports a non-zero granularity on %s and refuses cuMemCreate of a size that is not a multiple of it", g),
+		It(fmt.Sprintf("reports a non-zero granularity on %s, and cuMemCreate refuses a size that is not a multiple of it", g),
 			harness.GPULabels("vmm.granularity", g), func(ctx SpecContext) {
 				h.RequireAttribute(g, harness.AttrVirtualMemoryManagementSupported, 1)
 

@@ -13,7 +13,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness"
 )
 
-var _ = Describe("vmm: releasing a handle", func() {
+var _ = Describe("vmm: the driver", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {

@@ -81,14 +81,14 @@ var _ = Describe("access:", func() {
 				By(fmt.Sprintf("copying %s's buffer to pinned host memory on a stream of %s", p.A, p.A))
 				sa := h.Stream(p.A)
 				h.CopyAsync(sa, hb.Ptr, src, words32(n))
-				harness.ExpectNoError(h.Wait(ctx, sa, "copy to host"), "cuMemcpyAsync %s→host", p.A)
+				h.MustWait(ctx, sa, "cuMemcpyAsync "+p.A.String()+"→host")
 				expectSame(append(append([]uint32(nil), want...), poisonWords(guardWords)...), harness.BytesToWords(hb.Mem),
 					"pinned host memory after cuMemcpyAsync from %s (then %d guard words)", p.A, guardWords)
 
 				By(fmt.Sprintf("copying the pinned host memory to %s on a stream of %s", p.B, p.B))
 				sb := h.Stream(p.B)
 				h.CopyAsync(sb, dst, hb.Ptr, words32(n))
-				harness.ExpectNoError(h.Wait(ctx, sb, "copy from host"), "cuMemcpyAsync host→%s", p.B)
+				h.MustWait(ctx, sb, "cuMemcpyAsync host→"+p.B.String())
 				expectWords(h, p.B, dst, want, fmt.Sprintf("%s's buffer after the staged copy from %s", p.B, p.A))
 			}, harness.Timeout(1))
 	}
@@ -102,6 +102,6 @@ func peerCopy(ctx context.Context, h *harness.Harness, src, dst harness.GPU, n i
 	to := poisoned(h, dst, n)
 	s := h.Stream(src)
 	h.CopyPeerAsync(s, to, dst, from, src, words32(n))
-	harness.ExpectNoError(h.Wait(ctx, s, fmt.Sprintf("cuMemcpyPeerAsync %s→%s", src, dst)), "cuMemcpyPeerAsync of %d bytes %s→%s %s", words32(n), src, dst, mode)
+	h.MustWait(ctx, s, fmt.Sprintf("cuMemcpyPeerAsync of %d bytes %s→%s %s", words32(n), src, dst, mode))
 	expectWords(h, dst, to, want, fmt.Sprintf("%s's buffer after cuMemcpyPeerAsync of %d bytes from %s %s", dst, words32(n), src, mode))
 }

@@ -74,7 +74,7 @@ func run(ctx context.Context, h *harness.Harness, g harness.GPU, k *kernels.Kern
 	GinkgoHelper()
 	s := h.Stream(g)
 	h.Launch(s, k, harness.LaunchShape(uint64(n)), args...)
-	harness.ExpectNoError(h.Wait(ctx, s, what), "%s (kernel %s on %s)", what, k.Entry, g)
+	h.MustWait(ctx, s, fmt.Sprintf("%s (kernel %s on %s)", what, k.Entry, g))
 }
 
 // fillPattern fills n words at p (memory of g or of a peer) with

@@ -96,8 +96,8 @@ func (cf *counterFlag) round(ctx context.Context, h *harness.Harness, seed uint3
 	h.Launch(cf.streamB, kernels.CounterProduce, harness.LaunchConfig{Grid: kernels.D1(cf.prod.grid), Block: kernels.D1(cf.prod.block)},
 		uint64(cf.data), uint64(cf.words), uint64(seed), uint64(cf.counter), uint64(cf.gate.Ptr), uint64(cf.status), uint64(counterWaitTime))
 	atomic.StoreUint32(gate, 1)
-	harness.ExpectNoError(h.Wait(ctx, cf.streamB, "counter-as-flag producer on "+p.B.String()), "producer on %s", p.B)
-	harness.ExpectNoError(h.Wait(ctx, cf.streamA, "counter-as-flag consumer on "+p.A.String()), "consumer on %s", p.A)
+	h.MustWait(ctx, cf.streamB, "counter-as-flag producer on "+p.B.String())
+	h.MustWait(ctx, cf.streamA, "counter-as-flag consumer on "+p.A.String())
 
 	st := h.Download(p.B, cf.status, 1)
 	Expect(st[0]).To(BeZero(), "%s: %d producer CTAs gave up waiting for the start gate", p.B, st[0])

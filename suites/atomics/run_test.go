@@ -120,7 +120,7 @@ func (c contention) run(ctx context.Context, h *harness.Harness) (plan, outcome,
 		c.runHost(ctx, p, tbase, total, o.olds)
 	}
 	for _, l := range ls {
-		harness.ExpectNoError(h.Wait(ctx, l.stream, fmt.Sprintf("atom.%s contention on %s", c.op.Name, l.s.g)), "contention kernel on %s", l.s.g)
+		h.MustWait(ctx, l.stream, fmt.Sprintf("atom.%s contention on %s", c.op.Name, l.s.g))
 	}
 	elapsed := time.Since(start)
 

@@ -49,7 +49,7 @@ func (s *session) smallCopyLatency(st harness.Stream, src, dst *buffer, what str
 		s.h.RecordEvent(start, st)
 		enqueue()
 		s.h.RecordEvent(end, st)
-		harness.ExpectNoError(s.h.WaitEvent(s.ctx, end, what), "wait")
+		s.h.MustWaitEvent(s.ctx, end, what)
 		exp.RecordDuration("round trip", time.Since(t0), gmeasure.Precision(100*time.Nanosecond))
 		ms := s.h.ElapsedTime(start, end)
 		exp.RecordValue("single (events)", float64(ms)*1000, gmeasure.Units("µs"), gmeasure.Precision(2))
@@ -66,7 +66,7 @@ func (s *session) smallCopyLatency(st harness.Stream, src, dst *buffer, what str
 		}
 		s.h.RecordEvent(end, st)
 		enqueued := time.Since(t0)
-		harness.ExpectNoError(s.h.WaitEvent(s.ctx, end, what), "wait")
+		s.h.MustWaitEvent(s.ctx, end, what)
 		if hold.tooShort(enqueued) {
 			if rep < smallPiped-1 {
 				continue // the GPU caught up with the host: lengthen the hold and redo

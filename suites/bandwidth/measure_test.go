@@ -165,7 +165,7 @@ func (b *bench) timeBatch(size uint64, batch int, adapt bool) []float64 {
 		}
 		enqueued := time.Since(t0)
 		for _, l := range b.lanes {
-			harness.ExpectNoError(s.h.WaitEvent(s.ctx, l.end, fmt.Sprintf("%s × %d for %s", SizeLabel(size), batch, l.label)), "wait")
+			s.h.MustWaitEvent(s.ctx, l.end, fmt.Sprintf("%s × %d for %s", SizeLabel(size), batch, l.label))
 		}
 		if !adapt || !b.hold.tooShort(enqueued) {
 			return b.elapsed(size, batch)

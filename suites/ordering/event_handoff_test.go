@@ -118,7 +118,7 @@ func (e *eventHandoff) trial(ctx context.Context, h *harness.Harness, seed uint3
 		uint64(e.dst), handoffWords, uint64(seed), uint64(e.result))
 
 	for _, s := range []harness.Stream{e.cons, e.copier, e.prod} {
-		harness.ExpectNoError(h.Wait(ctx, s, "event handoff "+p.String()), "handoff %s", p)
+		h.MustWait(ctx, s, "event handoff "+p.String())
 	}
 	res := h.Download(p.B, e.result, 2)
 	return res[0], res[1]

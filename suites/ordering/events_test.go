@@ -49,7 +49,7 @@ var _ = Describe("ordering: the CUDA driver", func() {
 			"cuEventQuery of the event after a copy %s→%s queued behind a %s kernel, right after queueing", src, dst, slowKernel)
 
 		By("waiting for the event, then querying it again")
-		harness.ExpectNoError(h.WaitEvent(ctx, done, "the copy's event"), "copy %s→%s", src, dst)
+		h.MustWaitEvent(ctx, done, fmt.Sprintf("the event after the copy %s→%s", src, dst))
 		Expect(h.Raw(func(d harness.Driver) error { return d.EventQuery(done) })).To(Succeed(), "cuEventQuery after the event completed (%s→%s)", src, dst)
 		Expect(h.Download(dst, to, handoffWords)).To(harness.EqualWords(words), "data copied %s→%s", src, dst)
 	}
@@ -91,8 +91,8 @@ var _ = Describe("ordering: the CUDA driver", func() {
 				h.RecordEvent(startA, sA)
 				h.RecordEvent(endA, sA)
 				h.RecordEvent(endB, sB)
-				harness.ExpectNoError(h.WaitEvent(ctx, endA, "events of "+p.A.String()), "events of %s", p.A)
-				harness.ExpectNoError(h.WaitEvent(ctx, endB, "event of "+p.B.String()), "event of %s", p.B)
+				h.MustWaitEvent(ctx, endA, "events of "+p.A.String())
+				h.MustWaitEvent(ctx, endB, "event of "+p.B.String())
 
 				h.ElapsedTime(startA, endA)
 				var ms float32
@@ -125,7 +125,7 @@ var _ = Describe("ordering: the CUDA driver", func() {
 				h.Launch(s, kernels.Delay, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(producerLag), uint64(status))
 				h.CopyPeerAsync(s, dst, p.B, src, p.A, 4*handoffWords)
 				h.RecordEvent(done, s)
-				harness.ExpectNoError(h.WaitEvent(ctx, done, "the copy's completion event"), "copy %s", p)
+				h.MustWaitEvent(ctx, done, "the completion event of the copy "+p.String())
 
 				By(fmt.Sprintf("overwriting the source on %s", p.A))
 				h.Fill(p.A, src, harness.Poison, handoffWords)

@@ -123,8 +123,8 @@ func (r *mpRun) launch(ctx context.Context, h *harness.Harness, mult uint32) {
 	h.Launch(r.sB, kernels.MPRead, cfg, uint64(r.data), uint64(r.flags), uint64(r.n), mpWords, uint64(r.gen),
 		uint64(mult), uint64(r.v.reader), uint64(r.counts), uint64(r.gate.Ptr), uint64(r.rStatus), uint64(mpGateWait), uint64(mpSpin))
 	atomic.StoreUint32(r.gateWord(), r.gen)
-	harness.ExpectNoError(h.Wait(ctx, r.sA, fmt.Sprintf("flag-handoff writer on %s, launch %d", r.p.A, r.gen)), "writer on %s", r.p.A)
-	harness.ExpectNoError(h.Wait(ctx, r.sB, fmt.Sprintf("flag-handoff reader on %s, launch %d", r.p.B, r.gen)), "reader on %s", r.p.B)
+	h.MustWait(ctx, r.sA, fmt.Sprintf("flag-handoff writer on %s, launch %d", r.p.A, r.gen))
+	h.MustWait(ctx, r.sB, fmt.Sprintf("flag-handoff reader on %s, launch %d", r.p.B, r.gen))
 }
 
 func (r *mpRun) tally(h *harness.Harness, launches int) mpTally {

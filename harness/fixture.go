@@ -46,9 +46,12 @@ func New() *Harness {
 	return h
 }
 
-// B is the backend, for the calls a spec makes to see their results
-// (negative checks expect errors from it). Resources taken directly from B
-// must be released by the spec itself.
+// B is the backend itself. Spec files do not use it: every GPU operation
+// of a spec goes through the fixture's asserting, auto-released methods,
+// and a negative check's driver error through Raw. Resources taken directly
+// from B must be released by the caller.
+//
+// Deprecated: use the fixture's methods, or Raw for a negative check.
 func (h *Harness) B() backend.Backend { return h.b }
 
 // Alloc allocates device memory on g (cuMemAlloc), freed after the spec.

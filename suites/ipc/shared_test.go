@@ -65,7 +65,6 @@ func (a *agentHelper) exit(ctx context.Context, h *harness.Harness, abandon bool
 // exported with cuIpcGetMemHandle. It is freed after the spec unless the
 // spec freed it (mem.Free).
 type exported struct {
-	h      *harness.Harness
 	g      harness.GPU
 	w      *harness.GPUWork
 	mem    *harness.Allocation
@@ -77,7 +76,7 @@ func newExported(ctx context.Context, h *harness.Harness, g harness.GPU, w *harn
 	GinkgoHelper()
 	By(fmt.Sprintf("allocating %d bytes on %s, filling them and exporting them with cuIpcGetMemHandle", ipcBytes, g))
 	mem := h.AllocFreeable(g, ipcBytes)
-	e := &exported{h: h, g: g, w: w, mem: mem, ptr: mem.Ptr}
+	e := &exported{g: g, w: w, mem: mem, ptr: mem.Ptr}
 	harness.ExpectNoError(w.Fill(ctx, e.ptr, ipcBytes/4, seed), "fill on %s", g)
 	e.handle = h.IPCMemHandle(g, e.ptr)
 	return e

@@ -50,8 +50,6 @@ func New() *Harness {
 // of a spec goes through the fixture's asserting, auto-released methods,
 // and a negative check's driver error through Raw. Resources taken directly
 // from B must be released by the caller.
-//
-// Deprecated: use the fixture's methods, or Raw for a negative check.
 func (h *Harness) B() backend.Backend { return h.b }
 
 // Alloc allocates device memory on g (cuMemAlloc), freed after the spec.

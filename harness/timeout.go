@@ -14,19 +14,32 @@ import (
 // debugging run can give every spec more time with one setting. A spec
 // states how long it needs relative to that setting with a multiplier:
 // Timeout(0.5) is half the configured timeout, one minute at the default.
-// The multipliers were chosen as the hard-coded timeout each spec had
-// before, divided by the default 2m, so that at the default settings no
-// spec has less time than it had:
+// The multipliers are the fixed timeout each spec had before it derived one
+// from the configuration, divided by the default 2m, so that at the default
+// settings every spec has exactly the time it had:
 //
-//	30s -> Timeout(0.25)   1m -> Timeout(0.5)   2m -> Timeout(1)
+//	fixed 30s -> Timeout(0.25)   fixed 1m -> Timeout(0.5)
+//	fixed 2m, or the configured timeout -> Timeout(1)
 //
-// A spec whose running time is decided by another setting (the litmus
-// budget, the bandwidth sizes) adds that time with TimeoutPlus or scales
-// its multiplier by it, so raising that setting never times the spec out.
+// A spec whose running time is decided by another setting adds that time
+// or scales by it, so raising that setting never times the spec out: the
+// litmus specs take TimeoutPlus(1, 3 × P2PCONF_LITMUS_BUDGET) and the flag
+// handoffs TimeoutPlus(0.5, the budget), as before; the bandwidth specs
+// that sweep the sizes take Timeout(largest size / its 1 GiB default, at
+// least 1).
 
 // TimeoutFor is factor × the configured spec timeout.
-func TimeoutFor(factor float64) time.Duration {
-	return time.Duration(factor * float64(RunConfig().SpecTimeout))
+func TimeoutFor(factor float64) time.Duration { return scaleTimeout(RunConfig().SpecTimeout, factor) }
+
+// scaleTimeout is factor × base, rounded up to the next second so that a
+// fractional multiplier never gives a spec a fraction of a second less than
+// the table above promises.
+func scaleTimeout(base time.Duration, factor float64) time.Duration {
+	d := time.Duration(factor * float64(base))
+	if r := d % time.Second; r != 0 {
+		d += time.Second - r
+	}
+	return d
 }
 
 // Timeout is the spec decorator SpecTimeout(factor × the configured spec

@@ -62,13 +62,16 @@ var _ = Describe("access:", func() {
 		It(fmt.Sprintf("peer access %s cannot be enabled twice or disabled when not enabled, and disabling it takes access away", p),
 			harness.PairLabels("access.enable-errors", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p)
+				// The driver's answers to a second enable and to a disable of
+				// what is not enabled are the observations: raw calls.
+				enable := func(d harness.Driver) error { return d.EnablePeerAccess(p.A.Ordinal, p.B.Ordinal) }
 				disable := func(d harness.Driver) error { return d.DisablePeerAccess(p.A.Ordinal, p.B.Ordinal) }
 				By(fmt.Sprintf("disabling peer access %s before it was enabled", p))
 				Expect(h.Raw(disable)).To(harness.MatchCUDAError(cuerr.PeerAccessNotEnabled),
 					"cuCtxDisablePeerAccess %s while not enabled", p)
 				By(fmt.Sprintf("enabling peer access %s twice", p))
 				g := h.GrantPeerAccess(p)
-				Expect(h.Raw(func(d harness.Driver) error { return d.EnablePeerAccess(p.A.Ordinal, p.B.Ordinal) })).To(harness.MatchCUDAError(cuerr.PeerAccessAlreadyEnabled),
+				Expect(h.Raw(enable)).To(harness.MatchCUDAError(cuerr.PeerAccessAlreadyEnabled),
 					"cuCtxEnablePeerAccess %s a second time", p)
 				By(fmt.Sprintf("disabling peer access %s twice", p))
 				g.Disable()

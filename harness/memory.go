@@ -56,3 +56,40 @@ func (h *Harness) ExpectFreeMemoryBackTo(ctx context.Context, g GPU, baseline ui
 			g, after, baseline, last, int64(last)-int64(baseline), err))
 	}
 }
+
+// Allocation is device memory that a spec frees on purpose, to see what
+// freeing does (an importer's mapping outliving the exporter's cuMemFree).
+type Allocation struct {
+	h     *Harness
+	GPU   GPU
+	Ptr   backend.DevicePtr
+	Size  uint64
+	freed bool
+}
+
+// AllocFreeable allocates device memory on g (cuMemAlloc) that the spec may
+// free with Free; what the spec did not free is freed after the spec (and
+// never twice: freeing a freed pointer is undefined).
+func (h *Harness) AllocFreeable(g GPU, bytes uint64) *Allocation {
+	GinkgoHelper()
+	p, err := h.b.Alloc(g.Ordinal, bytes)
+	ExpectNoError(err, "allocate %d bytes on %s", bytes, g)
+	a := &Allocation{h: h, GPU: g, Ptr: p, Size: bytes}
+	DeferCleanup(a.free)
+	return a
+}
+
+// Free frees the allocation now (cuMemFree) and fails the spec if the
+// driver refuses.
+func (a *Allocation) Free() {
+	GinkgoHelper()
+	ExpectNoError(a.free(), "free device memory")
+}
+
+func (a *Allocation) free() error {
+	if a.freed {
+		return nil
+	}
+	a.freed = true
+	return wrapf(a.h.b.Free(a.GPU.Ordinal, a.Ptr), "cuMemFree of %d bytes at 0x%x on %s", a.Size, uint64(a.Ptr), a.GPU)
+}

@@ -68,10 +68,17 @@ func (h *Harness) WaitEvent(ctx context.Context, e backend.Event, step string) e
 	})
 }
 
-// MustWait is Wait that fails the spec on error.
+// MustWait is Wait that fails the spec on error; the message carries step,
+// the stream's GPU and the driver's error or the time waited.
 func (h *Harness) MustWait(ctx context.Context, s backend.Stream, step string) {
 	GinkgoHelper()
 	ExpectNoError(h.Wait(ctx, s, step), "wait")
+}
+
+// MustWaitEvent is WaitEvent that fails the spec on error, like MustWait.
+func (h *Harness) MustWaitEvent(ctx context.Context, e backend.Event, step string) {
+	GinkgoHelper()
+	ExpectNoError(h.WaitEvent(ctx, e, step), "wait")
 }
 
 func queryDone(err error) (bool, error) {

@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 )
 
 // copySizes are the peer-copy sizes of SPECS.md: one word, a page plus
@@ -26,7 +25,6 @@ var copySizes = []struct {
 
 var _ = Describe("access:", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 
 	for _, p := range harness.Pairs() {
 		for _, size := range copySizes {
@@ -58,7 +56,7 @@ var _ = Describe("access:", func() {
 						peerCopy(ctx, h, p.A, p.B, size.words, seed, mode)
 						By(fmt.Sprintf("copying %s from %s to %s", size.name, p.B, p.A))
 						peerCopy(ctx, h, p.B, p.A, size.words, seed+1, mode)
-					}, SpecTimeout(timeout))
+					}, harness.Timeout(1))
 			}
 		}
 
@@ -76,23 +74,23 @@ var _ = Describe("access:", func() {
 			harness.PairLabels("access.staged-copy", p), func(ctx SpecContext) {
 				const n = 1<<20 + 3
 				src, want := uploadRandom(h, p.A, n, harness.Seed("access.staged-copy", p.ID()))
-				hb := h.HostAlloc(p.A, words32(n+guardWords), backend.HostAllocPortable)
+				hb := h.HostAlloc(p.A, words32(n+guardWords), harness.HostAllocPortable)
 				copy(hb.Mem, harness.WordsToBytes(poisonWords(n+guardWords)))
 				dst := poisoned(h, p.B, n)
 
 				By(fmt.Sprintf("copying %s's buffer to pinned host memory on a stream of %s", p.A, p.A))
 				sa := h.Stream(p.A)
-				harness.ExpectNoError(h.B().CopyAsync(sa, hb.Ptr, src, words32(n)), "cuMemcpyAsync %s→host", p.A)
-				harness.ExpectNoError(h.Wait(ctx, sa, "copy to host"), "cuMemcpyAsync %s→host", p.A)
+				h.CopyAsync(sa, hb.Ptr, src, words32(n))
+				h.MustWait(ctx, sa, "cuMemcpyAsync "+p.A.String()+"→host")
 				expectSame(append(append([]uint32(nil), want...), poisonWords(guardWords)...), harness.BytesToWords(hb.Mem),
 					"pinned host memory after cuMemcpyAsync from %s (then %d guard words)", p.A, guardWords)
 
 				By(fmt.Sprintf("copying the pinned host memory to %s on a stream of %s", p.B, p.B))
 				sb := h.Stream(p.B)
-				harness.ExpectNoError(h.B().CopyAsync(sb, dst, hb.Ptr, words32(n)), "cuMemcpyAsync host→%s", p.B)
-				harness.ExpectNoError(h.Wait(ctx, sb, "copy from host"), "cuMemcpyAsync host→%s", p.B)
+				h.CopyAsync(sb, dst, hb.Ptr, words32(n))
+				h.MustWait(ctx, sb, "cuMemcpyAsync host→"+p.B.String())
 				expectWords(h, p.B, dst, want, fmt.Sprintf("%s's buffer after the staged copy from %s", p.B, p.A))
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 })
 
@@ -103,8 +101,7 @@ func peerCopy(ctx context.Context, h *harness.Harness, src, dst harness.GPU, n i
 	from, want := uploadRandom(h, src, n, seed)
 	to := poisoned(h, dst, n)
 	s := h.Stream(src)
-	harness.ExpectNoError(h.B().CopyPeerAsync(s, to, dst.Ordinal, from, src.Ordinal, words32(n)),
-		"cuMemcpyPeerAsync of %d bytes %s→%s %s", words32(n), src, dst, mode)
-	harness.ExpectNoError(h.Wait(ctx, s, fmt.Sprintf("cuMemcpyPeerAsync %s→%s", src, dst)), "cuMemcpyPeerAsync of %d bytes %s→%s %s", words32(n), src, dst, mode)
+	h.CopyPeerAsync(s, to, dst, from, src, words32(n))
+	h.MustWait(ctx, s, fmt.Sprintf("cuMemcpyPeerAsync of %d bytes %s→%s %s", words32(n), src, dst, mode))
 	expectWords(h, dst, to, want, fmt.Sprintf("%s's buffer after cuMemcpyPeerAsync of %d bytes from %s %s", dst, words32(n), src, mode))
 }

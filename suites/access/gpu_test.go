@@ -11,14 +11,12 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
 var _ = Describe("access:", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 	gpus := harness.GPUs()
 
 	for _, g := range gpus {
@@ -38,20 +36,27 @@ var _ = Describe("access:", func() {
 		It(fmt.Sprintf("%s is no peer of itself: cuDeviceCanAccessPeer(%s, %s) is 0, P2P queries reject the pair and enabling peer access to itself fails", g, g, g),
 			harness.GPULabels("access.self-is-not-a-peer", g), func(ctx SpecContext) {
 				By(fmt.Sprintf("asking cuDeviceCanAccessPeer(%s, %s)", g, g))
-				can, err := h.B().CanAccessPeer(g.Ordinal, g.Ordinal)
-				harness.ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", g, g)
+				can := h.CanAccessPeer(g, g)
 				harness.Claim("cuda", "cuDeviceCanAccessPeer", can, self.String())
 				Expect(can).To(BeFalse(), "cuDeviceCanAccessPeer(%s, %s) reports 1", g, g)
 
 				for _, attr := range p2pAttrs(h) {
 					By(fmt.Sprintf("asking cuDeviceGetP2PAttribute(%s, %s, %s)", attr, g, g))
-					v, err := h.B().P2PAttribute(attr, g.Ordinal, g.Ordinal)
+					var v int
+					err := h.Raw(func(d harness.Driver) (err error) {
+						v, err = d.P2PAttribute(attr, g.Ordinal, g.Ordinal)
+						return err
+					})
 					Expect(err).To(harness.MatchCUDAError(cuerr.InvalidDevice), "cuDeviceGetP2PAttribute(%s, %s, %s) (returned value %d)", attr, g, g, v)
 				}
 
 				By(fmt.Sprintf("asking cuDeviceGetP2PAtomicCapabilities(%s, %s)", g, g))
-				caps, err := h.B().P2PAtomicCapabilities(backend.AllAtomicOperations(), g.Ordinal, g.Ordinal)
-				if errors.Is(err, backend.ErrMissingEntryPoint) {
+				var caps []harness.AtomicCaps
+				err := h.Raw(func(d harness.Driver) (err error) {
+					caps, err = d.P2PAtomicCapabilities(harness.AllAtomicOperations(), g.Ordinal, g.Ordinal)
+					return err
+				})
+				if errors.Is(err, harness.ErrMissingEntryPoint) {
 					harness.Finding("cuDeviceGetP2PAtomicCapabilities(d, d) not checked", "missing entry point", err.Error())
 				} else {
 					Expect(err).To(harness.MatchCUDAError(cuerr.InvalidDevice), "cuDeviceGetP2PAtomicCapabilities(%s, %s) (returned %v)", g, g, caps)
@@ -61,7 +66,7 @@ var _ = Describe("access:", func() {
 				err = h.EnablePeerAccess(self)
 				harness.Finding("cuCtxEnablePeerAccess(own context)", harness.CodeOf(err), g.String())
 				Expect(err).To(harness.BeCUDAError(), "cuCtxEnablePeerAccess of %s's context to itself", g)
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 			ID: access.uva-owner
@@ -83,9 +88,8 @@ var _ = Describe("access:", func() {
 
 				By(fmt.Sprintf("querying pinned host memory allocated with %s", g))
 				hb := h.HostAlloc(g, 4096, 0)
-				mt, err := h.B().PointerAttribute(g.Ordinal, backend.PointerMemoryType, hb.Ptr)
-				harness.ExpectNoError(err, "cuPointerGetAttribute(MEMORY_TYPE) of pinned host memory 0x%x on %s", uint64(hb.Ptr), g)
-				Expect(mt).To(BeEquivalentTo(backend.MemoryTypeHost), "MEMORY_TYPE of pinned host memory 0x%x on %s (1 HOST, 2 DEVICE)", uint64(hb.Ptr), g)
+				mt := h.PointerAttribute(g, harness.PointerMemoryType, hb.Ptr)
+				Expect(mt).To(BeEquivalentTo(harness.MemoryTypeHost), "MEMORY_TYPE of pinned host memory 0x%x on %s (1 HOST, 2 DEVICE)", uint64(hb.Ptr), g)
 
 				for _, o := range gpus {
 					if o.Ordinal != g.Ordinal {
@@ -93,7 +97,7 @@ var _ = Describe("access:", func() {
 						expectOwner(h, g, o, h.Alloc(o, 4096))
 					}
 				}
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 			ID: access.host-mapped
@@ -110,11 +114,10 @@ var _ = Describe("access:", func() {
 		*/
 		It(fmt.Sprintf("a kernel on %s reads and writes mapped pinned host memory that the host then sees", g),
 			harness.GPULabels("access.host-mapped", g), func(ctx SpecContext) {
-				h.RequireAttribute(g, backend.AttrCanMapHostMemory, 1)
+				h.RequireAttribute(g, harness.AttrCanMapHostMemory, 1)
 				const n = 1<<16 + 3
-				hb := h.HostAlloc(g, words32(3*n), backend.HostAllocDeviceMap|backend.HostAllocPortable)
-				dp, err := h.B().HostDevicePointer(g.Ordinal, hb)
-				harness.ExpectNoError(err, "cuMemHostGetDevicePointer on %s", g)
+				hb := h.HostAlloc(g, words32(3*n), harness.HostAllocDeviceMap|harness.HostAllocPortable)
+				dp := h.HostDevicePointer(g, hb)
 				harness.Finding("device pointer equals host pointer", dp == hb.Ptr,
 					fmt.Sprintf("%s: cuMemHostGetDevicePointer 0x%x, host pointer 0x%x", g, uint64(dp), uint64(hb.Ptr)))
 
@@ -126,33 +129,31 @@ var _ = Describe("access:", func() {
 				expectSame(plus(in, add), harness.BytesToWords(hb.Mem[words32(n):words32(2*n)]),
 					"host view of what a kernel on %s wrote through device pointer 0x%x", g, uint64(dp))
 
-				if h.Attribute(g, backend.AttrUnifiedAddressing) == 1 {
+				if h.Attribute(g, harness.AttrUnifiedAddressing) == 1 {
 					By(fmt.Sprintf("under UVA, a kernel on %s does the same through the host pointer itself", g))
 					run(ctx, h, g, kernels.Transform, n, "kernel through the host pointer", uint64(hb.Ptr)+words32(2*n), uint64(hb.Ptr), n, uint64(add+1))
 					expectSame(plus(in, add+1), harness.BytesToWords(hb.Mem[words32(2*n):]),
 						"host view of what a kernel on %s wrote through host pointer 0x%x", g, uint64(hb.Ptr))
 				}
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 })
 
 // expectOwner checks, in g's context, that p was allocated on owner.
-func expectOwner(h *harness.Harness, g, owner harness.GPU, p backend.DevicePtr) {
+func expectOwner(h *harness.Harness, g, owner harness.GPU, p harness.DevicePtr) {
 	GinkgoHelper()
-	ord, err := h.B().PointerAttribute(g.Ordinal, backend.PointerDeviceOrdinal, p)
-	harness.ExpectNoError(err, "cuPointerGetAttribute(DEVICE_ORDINAL) of 0x%x (allocated on %s) in %s's context", uint64(p), owner, g)
+	ord := h.PointerAttribute(g, harness.PointerDeviceOrdinal, p)
 	Expect(ord).To(BeEquivalentTo(owner.Ordinal), "DEVICE_ORDINAL of 0x%x, allocated on %s, queried in %s's context", uint64(p), owner, g)
-	mt, err := h.B().PointerAttribute(g.Ordinal, backend.PointerMemoryType, p)
-	harness.ExpectNoError(err, "cuPointerGetAttribute(MEMORY_TYPE) of 0x%x (allocated on %s) in %s's context", uint64(p), owner, g)
-	Expect(mt).To(BeEquivalentTo(backend.MemoryTypeDevice), "MEMORY_TYPE of 0x%x allocated on %s, queried in %s's context (1 HOST, 2 DEVICE)", uint64(p), owner, g)
+	mt := h.PointerAttribute(g, harness.PointerMemoryType, p)
+	Expect(mt).To(BeEquivalentTo(harness.MemoryTypeDevice), "MEMORY_TYPE of 0x%x allocated on %s, queried in %s's context (1 HOST, 2 DEVICE)", uint64(p), owner, g)
 }
 
 // p2pAttrs lists the P2P attributes this driver knows (attribute 5 needs CUDA 13.0).
-func p2pAttrs(h *harness.Harness) []backend.P2PAttr {
-	attrs := []backend.P2PAttr{backend.P2PPerformanceRank, backend.P2PAccessSupported,
-		backend.P2PNativeAtomicSupported, backend.P2PCudaArrayAccessSupported}
-	if h.B().DriverVersion() >= 13000 {
-		attrs = append(attrs, backend.P2POnlyPartialNativeAtomicSupported)
+func p2pAttrs(h *harness.Harness) []harness.P2PAttr {
+	attrs := []harness.P2PAttr{harness.P2PPerformanceRank, harness.P2PAccessSupported,
+		harness.P2PNativeAtomicSupported, harness.P2PCudaArrayAccessSupported}
+	if h.DriverVersion() >= 13000 {
+		attrs = append(attrs, harness.P2POnlyPartialNativeAtomicSupported)
 	}
 	return attrs
 }

@@ -18,7 +18,6 @@ const kernelWords = 1<<20 + 3
 
 var _ = Describe("access:", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 
 	for _, p := range harness.Pairs() {
 		/*
@@ -41,7 +40,7 @@ var _ = Describe("access:", func() {
 				run(ctx, h, p.A, kernels.Transform, kernelWords, fmt.Sprintf("kernel on %s reading %s's memory", p.A, p.B),
 					uint64(dst), uint64(src), kernelWords, uint64(add))
 				expectWords(h, p.A, dst, plus(in, add), fmt.Sprintf("%s's array computed by its kernel from %s's array", p.A, p.B))
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 			ID: access.kernel-remote-write
@@ -63,6 +62,6 @@ var _ = Describe("access:", func() {
 				want := fillPattern(ctx, h, p.A, dst, kernelWords, seed, fmt.Sprintf("kernel on %s storing to %s's memory", p.A, p.B))
 				By(fmt.Sprintf("reading %s's buffer through %s after %s's stream completed", p.B, p.B, p.A))
 				expectWords(h, p.B, dst, want, fmt.Sprintf("%s's buffer stored by a kernel on %s", p.B, p.A))
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 })

@@ -11,7 +11,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -27,7 +26,7 @@ func words32(n int) uint64 { return 4 * uint64(n) }
 
 // uploadRandom allocates n words on g holding seeded random words (never 0,
 // never the poison) and returns the pointer and the words.
-func uploadRandom(h *harness.Harness, g harness.GPU, n int, seed uint64) (backend.DevicePtr, []uint32) {
+func uploadRandom(h *harness.Harness, g harness.GPU, n int, seed uint64) (harness.DevicePtr, []uint32) {
 	GinkgoHelper()
 	want := harness.RandomWords(seed, n)
 	p := h.Alloc(g, words32(n))
@@ -36,7 +35,7 @@ func uploadRandom(h *harness.Harness, g harness.GPU, n int, seed uint64) (backen
 }
 
 // poisoned allocates n words plus the guard on g, all set to the poison.
-func poisoned(h *harness.Harness, g harness.GPU, n int) backend.DevicePtr {
+func poisoned(h *harness.Harness, g harness.GPU, n int) harness.DevicePtr {
 	GinkgoHelper()
 	p := h.Alloc(g, words32(n+guardWords))
 	h.Fill(g, p, harness.Poison, n+guardWords)
@@ -45,7 +44,7 @@ func poisoned(h *harness.Harness, g harness.GPU, n int) backend.DevicePtr {
 
 // expectWords reads n words (and the guard after them) at p through g's
 // context and checks them against want, and the guard against the poison.
-func expectWords(h *harness.Harness, g harness.GPU, p backend.DevicePtr, want []uint32, what string) {
+func expectWords(h *harness.Harness, g harness.GPU, p harness.DevicePtr, want []uint32, what string) {
 	GinkgoHelper()
 	got := h.Download(g, p, len(want)+guardWords)
 	expectSame(want, got[:len(want)], "%s (read through %s)", what, g)
@@ -75,12 +74,12 @@ func run(ctx context.Context, h *harness.Harness, g harness.GPU, k *kernels.Kern
 	GinkgoHelper()
 	s := h.Stream(g)
 	h.Launch(s, k, harness.LaunchShape(uint64(n)), args...)
-	harness.ExpectNoError(h.Wait(ctx, s, what), "%s (kernel %s on %s)", what, k.Entry, g)
+	h.MustWait(ctx, s, fmt.Sprintf("%s (kernel %s on %s)", what, k.Entry, g))
 }
 
 // fillPattern fills n words at p (memory of g or of a peer) with
 // PatternWord(seed, i) by a kernel on g and returns the expected words.
-func fillPattern(ctx context.Context, h *harness.Harness, g harness.GPU, p backend.DevicePtr, n int, seed uint32, what string) []uint32 {
+func fillPattern(ctx context.Context, h *harness.Harness, g harness.GPU, p harness.DevicePtr, n int, seed uint32, what string) []uint32 {
 	GinkgoHelper()
 	run(ctx, h, g, kernels.Fill, n, what, uint64(p), uint64(n), uint64(seed))
 	return kernels.Pattern(seed, n)
@@ -89,7 +88,7 @@ func fillPattern(ctx context.Context, h *harness.Harness, g harness.GPU, p backe
 // remoteRoundTrip has a kernel on p.A read n words of p.B's memory (into
 // A's memory) and write n other words into p.B's memory, and checks both
 // word by word. Peer access p must be enabled.
-func remoteRoundTrip(ctx context.Context, h *harness.Harness, p harness.Pair, buf backend.DevicePtr, n int, seed uint32, what string) {
+func remoteRoundTrip(ctx context.Context, h *harness.Harness, p harness.Pair, buf harness.DevicePtr, n int, seed uint32, what string) {
 	GinkgoHelper()
 	want := fillPattern(ctx, h, p.B, buf, n, seed, fmt.Sprintf("fill %s's buffer on %s", what, p.B))
 	local := poisoned(h, p.A, n)
@@ -99,37 +98,4 @@ func remoteRoundTrip(ctx context.Context, h *harness.Harness, p harness.Pair, bu
 	want = fillPattern(ctx, h, p.A, buf, n, seed+1, fmt.Sprintf("kernel on %s writing %s", p.A, what))
 	got := h.Download(p.B, buf, n)
 	expectSame(want, got, "words a kernel on %s wrote into %s, read on %s", p.A, what, p.B)
-}
-
-// peerGrant is peer access enabled by a spec that also disables it itself;
-// what is still enabled at the end is disabled after the spec.
-type peerGrant struct {
-	h  *harness.Harness
-	p  harness.Pair
-	on bool
-}
-
-func grant(h *harness.Harness, p harness.Pair) *peerGrant {
-	GinkgoHelper()
-	g := &peerGrant{h: h, p: p}
-	harness.ExpectNoError(h.B().EnablePeerAccess(p.A.Ordinal, p.B.Ordinal), "cuCtxEnablePeerAccess %s", p)
-	g.on = true
-	DeferCleanup(func() error {
-		if !g.on {
-			return nil
-		}
-		if err := h.B().DisablePeerAccess(p.A.Ordinal, p.B.Ordinal); err != nil {
-			return fmt.Errorf("disable peer access %s after the spec: %w", p, err)
-		}
-		return nil
-	})
-	return g
-}
-
-func (g *peerGrant) disable() error {
-	err := g.h.B().DisablePeerAccess(g.p.A.Ordinal, g.p.B.Ordinal)
-	if err == nil {
-		g.on = false
-	}
-	return err
 }

@@ -6,7 +6,6 @@ package atomics_test
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -23,7 +22,7 @@ func pairContention(h *harness.Harness, p harness.Pair, op kernels.ContendOp, k 
 	return contention{op: op, kernel: k, owner: p.A, sides: []side{sideFor(p.A, op), sideFor(p.B, op)}}
 }
 
-var _ = Describe("atomics: .sys-scope atomics from two GPUs on one GPU's memory", func() {
+var _ = Describe("atomics: when two GPUs apply atomics to one GPU's memory at once,", func() {
 	h := harness.New()
 
 	for _, p := range harness.Pairs() {
@@ -44,7 +43,7 @@ var _ = Describe("atomics: .sys-scope atomics from two GPUs on one GPU's memory"
 				advertised for B→A (NATIVE=1 promises every operation, whatever
 				the per-operation masks say).
 			*/
-			It(fmt.Sprintf("keeps atom.%s.sys exact when %s and %s apply it to %s's memory at once", op.Name, p.A, p.B, p.A),
+			It(fmt.Sprintf("atom.%s.sys stays exact (%s and %s on %s's memory)", op.Name, p.A, p.B, p.A),
 				harness.PairLabels("atomics.concurrent-sys-rmw", p), func(ctx SpecContext) {
 					h.RequirePeerAccess(p.Reverse())
 					requireAdvertised(h, p.B, p.A, op)
@@ -57,7 +56,7 @@ var _ = Describe("atomics: .sys-scope atomics from two GPUs on one GPU's memory"
 					By("comparing the words and every returned value with the oracle")
 					v := pl.check(o)
 					Expect(v.bad).To(BeZero(), "atom.%s.sys from %s on %s's memory (%d ops): %s", op.Name, c.describe(), p.A, pl.total, v)
-				}, SpecTimeout(time.Minute))
+				}, harness.Timeout(0.5))
 		}
 
 		/*
@@ -71,7 +70,7 @@ var _ = Describe("atomics: .sys-scope atomics from two GPUs on one GPU's memory"
 			updates in 135 M reductions.
 			Applies to: pairs with peer access B→A; operations advertised B→A.
 		*/
-		It(fmt.Sprintf("records how many .gpu-scope atomics from %s and %s on %s's memory are lost", p.A, p.B, p.A),
+		It(fmt.Sprintf("the number of .gpu-scope atomics from %s and %s on %s's memory that are lost is recorded", p.A, p.B, p.A),
 			harness.PairLabels("atomics.gpu-scope-across-gpus", p), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				claims := h.ReadAtomicClaims(p.B, p.A)
@@ -96,7 +95,7 @@ var _ = Describe("atomics: .sys-scope atomics from two GPUs on one GPU's memory"
 					Skip(fmt.Sprintf("needs native P2P atomics %s (found %s): NotSupported", claims.Link(), found))
 				}
 				harness.Metric("lost updates", float64(total), "words or values", fmt.Sprintf("%d operations, %s", ran, p))
-			}, SpecTimeout(2*time.Minute))
+			}, harness.Timeout(1))
 	}
 })
 
@@ -112,7 +111,7 @@ func requireAdvertised(h *harness.Harness, accessor, owner harness.GPU, op kerne
 	}
 }
 
-var _ = Describe("atomics: .sys-scope atomics from every SM of one GPU", func() {
+var _ = Describe("atomics: when every SM of one GPU applies atomics to its own memory,", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -125,7 +124,7 @@ var _ = Describe("atomics: .sys-scope atomics from every SM of one GPU", func() 
 				Source: PTX ISA, atom; CUDA C++ Programming Guide, atomic functions.
 				Applies to: every GPU.
 			*/
-			It(fmt.Sprintf("keeps atom.%s.sys exact when every SM of %s applies it to its own memory", op.Name, g),
+			It(fmt.Sprintf("atom.%s.sys stays exact (every SM of %s)", op.Name, g),
 				harness.GPULabels("atomics.intra-gpu-sys-rmw", g), func(ctx SpecContext) {
 					s := sideFor(g, op)
 					s.grid *= 2 // two CTAs per SM: the baseline has as many threads as a pair run
@@ -136,7 +135,7 @@ var _ = Describe("atomics: .sys-scope atomics from every SM of one GPU", func() 
 					harness.Metric("ops/s "+op.Name, float64(pl.total)/elapsed.Seconds(), "ops/s", c.describe())
 					v := pl.check(o)
 					Expect(v.bad).To(BeZero(), "atom.%s.sys from %s on its own memory (%d ops): %s", op.Name, c.describe(), pl.total, v)
-				}, SpecTimeout(time.Minute))
+				}, harness.Timeout(0.5))
 		}
 	}
 })

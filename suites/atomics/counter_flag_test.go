@@ -14,7 +14,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -40,7 +39,7 @@ var _ = Describe("atomics: an atomic counter used as a flag", func() {
 			Applies to: pairs with peer access both ways where integer add is
 			advertised as native from B to A.
 		*/
-		It(fmt.Sprintf("lets %s read all of %s's data once %s's atom.release.sys increments of a counter in %s's memory reach the thread count", p.A, p.B, p.B, p.A),
+		It(fmt.Sprintf("in %s's memory lets %s read all of %s's data once %s's atom.release.sys increments of it reach the thread count", p.A, p.A, p.B, p.B),
 			harness.PairLabels("atomics.counter-as-flag", p), func(ctx SpecContext) {
 				h.RequirePeerAccess(p)
 				h.RequirePeerAccess(p.Reverse())
@@ -52,7 +51,7 @@ var _ = Describe("atomics: an atomic counter used as a flag", func() {
 					By(fmt.Sprintf("handoff %d of %d: %s publishes %d words, %s waits for the counter to reach %d", r+1, counterRounds, p.B, cf.words, p.A, cf.producers))
 					cf.round(ctx, h, uint32(harness.Seed("atomics.counter-as-flag", p.ID(), r)))
 				}
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 
@@ -61,11 +60,11 @@ type counterFlag struct {
 	p                harness.Pair
 	prod, cons       side
 	producers, words uint32
-	data             backend.DevicePtr // in B's memory
-	counter, result  backend.DevicePtr // in A's memory
-	status           backend.DevicePtr // in B's memory
-	gate             *backend.HostBuffer
-	streamA, streamB backend.Stream
+	data             harness.DevicePtr // in B's memory
+	counter, result  harness.DevicePtr // in A's memory
+	status           harness.DevicePtr // in B's memory
+	gate             *harness.HostBuffer
+	streamA, streamB harness.Stream
 }
 
 func newCounterFlag(h *harness.Harness, p harness.Pair) *counterFlag {
@@ -76,7 +75,7 @@ func newCounterFlag(h *harness.Harness, p harness.Pair) *counterFlag {
 	cf.data = h.Alloc(p.B, 4*uint64(cf.words))
 	cf.counter, cf.result = h.Alloc(p.A, 4), h.Alloc(p.A, 16)
 	cf.status = h.Alloc(p.B, 16)
-	cf.gate = h.HostAlloc(p.A, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap)
+	cf.gate = h.HostAlloc(p.A, 4096, harness.HostAllocPortable|harness.HostAllocDeviceMap)
 	cf.streamA, cf.streamB = h.Stream(p.A), h.Stream(p.B)
 	return cf
 }
@@ -92,13 +91,13 @@ func (cf *counterFlag) round(ctx context.Context, h *harness.Harness, seed uint3
 	h.Upload(p.A, cf.result, []uint32{0, 0xFFFFFFFF, 0, 0})
 	h.Fill(p.B, cf.status, 0, 4)
 
-	h.Launch(cf.streamA, kernels.CounterConsume, backend.LaunchConfig{Grid: kernels.D1(cf.cons.grid), Block: kernels.D1(cf.cons.block)},
+	h.Launch(cf.streamA, kernels.CounterConsume, harness.LaunchConfig{Grid: kernels.D1(cf.cons.grid), Block: kernels.D1(cf.cons.block)},
 		uint64(cf.data), uint64(cf.words), uint64(seed), uint64(cf.counter), uint64(cf.producers), uint64(cf.result), uint64(counterWaitTime))
-	h.Launch(cf.streamB, kernels.CounterProduce, backend.LaunchConfig{Grid: kernels.D1(cf.prod.grid), Block: kernels.D1(cf.prod.block)},
+	h.Launch(cf.streamB, kernels.CounterProduce, harness.LaunchConfig{Grid: kernels.D1(cf.prod.grid), Block: kernels.D1(cf.prod.block)},
 		uint64(cf.data), uint64(cf.words), uint64(seed), uint64(cf.counter), uint64(cf.gate.Ptr), uint64(cf.status), uint64(counterWaitTime))
 	atomic.StoreUint32(gate, 1)
-	harness.ExpectNoError(h.Wait(ctx, cf.streamB, "counter-as-flag producer on "+p.B.String()), "producer on %s", p.B)
-	harness.ExpectNoError(h.Wait(ctx, cf.streamA, "counter-as-flag consumer on "+p.A.String()), "consumer on %s", p.A)
+	h.MustWait(ctx, cf.streamB, "counter-as-flag producer on "+p.B.String())
+	h.MustWait(ctx, cf.streamA, "counter-as-flag consumer on "+p.A.String())
 
 	st := h.Download(p.B, cf.status, 1)
 	Expect(st[0]).To(BeZero(), "%s: %d producer CTAs gave up waiting for the start gate", p.B, st[0])

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -60,7 +58,7 @@ func hostApply(mem []byte, op kernels.ContendOp, x uint64) uint64 {
 	panic("hostApply: no host form of " + op.Name)
 }
 
-var _ = Describe("atomics: a GPU and host threads on mapped pinned memory", func() {
+var _ = Describe("atomics: mapped pinned memory", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -78,16 +76,16 @@ var _ = Describe("atomics: a GPU and host threads on mapped pinned memory", func
 			Applies to: every GPU with HOST_NATIVE_ATOMIC_SUPPORTED=1 (0 was
 			observed on the H200 over PCIe: the spec skips with that value).
 		*/
-		It(fmt.Sprintf("keeps atomics of a kernel on %s and of host goroutines on the same mapped pinned words exact", g),
+		It(fmt.Sprintf("keeps atomics of a kernel on %s and of host goroutines on the same words exact", g),
 			harness.GPULabels("atomics.host-native", g), func(ctx SpecContext) {
-				h.RequireAttribute(g, backend.AttrHostNativeAtomicSupported, 1)
+				h.RequireAttribute(g, harness.AttrHostNativeAtomicSupported, 1)
 				var failed []string
 				for _, name := range hostOps {
 					op := opNamed(name)
 					By(fmt.Sprintf("contending with atom.%s.sys from %s and sync/atomic from the host", name, g))
 					c := contention{op: op, kernel: kernels.AtomContendSys, owner: g, sides: []side{sideFor(g, op)},
 						host: &hostSide{goroutines: 4, threads: 1024}}
-					c.hostWords = h.HostAlloc(g, 64<<10, backend.HostAllocPortable|backend.HostAllocDeviceMap)
+					c.hostWords = h.HostAlloc(g, 64<<10, harness.HostAllocPortable|harness.HostAllocDeviceMap)
 					p, o, elapsed := c.run(ctx, h)
 					v := p.check(o)
 					harness.Metric("host-native ops/s "+name, float64(p.total)/elapsed.Seconds(), "ops/s", c.describe())
@@ -96,7 +94,7 @@ var _ = Describe("atomics: a GPU and host threads on mapped pinned memory", func
 					}
 				}
 				Expect(failed).To(BeEmpty(), "atomics of %s and host goroutines on mapped pinned memory:\n%s", g, strings.Join(failed, "\n"))
-			}, SpecTimeout(2*time.Minute))
+			}, harness.Timeout(1))
 	}
 })
 

@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -29,33 +28,33 @@ type plan struct {
 
 // cudaOp maps a kernel operation to the CUatomicOperation and type the
 // capability queries describe it with.
-func cudaOp(op kernels.ContendOp) (backend.AtomicOperation, harness.AtomicType) {
+func cudaOp(op kernels.ContendOp) (harness.AtomicOperation, harness.AtomicType) {
 	t := harness.AtomicType{Bits: op.Bits(), Signed: op.Type == kernels.TS32 || op.Type == kernels.TS64,
 		Float: op.Type == kernels.TF32 || op.Type == kernels.TF64}
 	switch op.Op {
 	case kernels.OpAdd:
 		if t.Float {
-			return backend.AtomicFloatAdd, t
+			return harness.AtomicFloatAdd, t
 		}
-		return backend.AtomicIntegerAdd, t
+		return harness.AtomicIntegerAdd, t
 	case kernels.OpMin:
-		return backend.AtomicIntegerMin, t
+		return harness.AtomicIntegerMin, t
 	case kernels.OpMax:
-		return backend.AtomicIntegerMax, t
+		return harness.AtomicIntegerMax, t
 	case kernels.OpInc:
-		return backend.AtomicIntegerIncrement, t
+		return harness.AtomicIntegerIncrement, t
 	case kernels.OpDec:
-		return backend.AtomicIntegerDecrement, t
+		return harness.AtomicIntegerDecrement, t
 	case kernels.OpAnd:
-		return backend.AtomicAnd, t
+		return harness.AtomicAnd, t
 	case kernels.OpOr:
-		return backend.AtomicOr, t
+		return harness.AtomicOr, t
 	case kernels.OpXor:
-		return backend.AtomicXor, t
+		return harness.AtomicXor, t
 	case kernels.OpExch:
-		return backend.AtomicExchange, t
+		return harness.AtomicExchange, t
 	}
-	return backend.AtomicCAS, t
+	return harness.AtomicCAS, t
 }
 
 func newPlan(op kernels.ContendOp, total uint64) plan {

@@ -17,7 +17,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -60,7 +59,7 @@ type contention struct {
 	owner     harness.GPU
 	sides     []side
 	host      *hostSide
-	hostWords *backend.HostBuffer
+	hostWords *harness.HostBuffer
 }
 
 // describe is "GPU0 (132×128 threads) and GPU1 (132×128 threads)".
@@ -91,7 +90,7 @@ func (c contention) run(ctx context.Context, h *harness.Harness) (plan, outcome,
 	p := newPlan(c.op, uint64(total)*iters)
 	words := c.initWords(h, p)
 
-	gate := h.HostAlloc(c.sides[0].g, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap)
+	gate := h.HostAlloc(c.sides[0].g, 4096, harness.HostAllocPortable|harness.HostAllocDeviceMap)
 	gateWord := (*uint32)(unsafe.Pointer(&gate.Mem[0]))
 	atomic.StoreUint32(gateWord, 0)
 	open := sync.OnceFunc(func() { atomic.StoreUint32(gateWord, 1) })
@@ -100,15 +99,15 @@ func (c contention) run(ctx context.Context, h *harness.Harness) (plan, outcome,
 	type launched struct {
 		s           side
 		tbase       uint32
-		old, status backend.DevicePtr
-		stream      backend.Stream
+		old, status harness.DevicePtr
+		stream      harness.Stream
 	}
 	var ls []launched
 	tbase := uint32(0)
 	for _, s := range c.sides {
 		l := launched{s: s, tbase: tbase, old: h.Alloc(s.g, uint64(s.threads())*iters*8), status: h.Alloc(s.g, 16), stream: h.Stream(s.g)}
 		h.Fill(s.g, l.status, 0, 4)
-		h.Launch(l.stream, c.kernel, backend.LaunchConfig{Grid: kernels.D1(s.grid), Block: kernels.D1(s.block)},
+		h.Launch(l.stream, c.kernel, harness.LaunchConfig{Grid: kernels.D1(s.grid), Block: kernels.D1(s.block)},
 			uint64(words), p.nwords, uint64(c.op.Sel), p.a, p.b, uint64(p.mode), uint64(l.old),
 			uint64(tbase), uint64(total), iters, uint64(gate.Ptr), uint64(l.status), uint64(gateTimeout))
 		ls = append(ls, l)
@@ -121,7 +120,7 @@ func (c contention) run(ctx context.Context, h *harness.Harness) (plan, outcome,
 		c.runHost(ctx, p, tbase, total, o.olds)
 	}
 	for _, l := range ls {
-		harness.ExpectNoError(h.Wait(ctx, l.stream, fmt.Sprintf("atom.%s contention on %s", c.op.Name, l.s.g)), "contention kernel on %s", l.s.g)
+		h.MustWait(ctx, l.stream, fmt.Sprintf("atom.%s contention on %s", c.op.Name, l.s.g))
 	}
 	elapsed := time.Since(start)
 
@@ -144,7 +143,7 @@ func (c contention) run(ctx context.Context, h *harness.Harness) (plan, outcome,
 
 // initWords allocates the words (or uses the host buffer) and sets every
 // one to the plan's initial value.
-func (c contention) initWords(h *harness.Harness, p plan) backend.DevicePtr {
+func (c contention) initWords(h *harness.Harness, p plan) harness.DevicePtr {
 	GinkgoHelper()
 	if c.hostWords != nil {
 		Expect(uint64(len(c.hostWords.Mem))).To(BeNumerically(">=", 8*p.nwords), "host buffer for %d words", p.nwords)
@@ -162,7 +161,7 @@ func (c contention) initWords(h *harness.Harness, p plan) backend.DevicePtr {
 	return words
 }
 
-func (c contention) finals(h *harness.Harness, p plan, words backend.DevicePtr) []uint64 {
+func (c contention) finals(h *harness.Harness, p plan, words harness.DevicePtr) []uint64 {
 	GinkgoHelper()
 	out := make([]uint64, p.nwords)
 	if c.hostWords != nil {

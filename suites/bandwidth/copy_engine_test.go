@@ -13,7 +13,6 @@ import (
 
 var _ = Describe("Copy engines", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 
 	for _, p := range harness.Pairs() {
 		/*
@@ -32,7 +31,7 @@ var _ = Describe("Copy engines", func() {
 				b := s.bench("ce", "uni", "cuMemcpyPeerAsync "+p.String())
 				b.addLane(p.String(), h.Stream(p.A), s.devBuf(p.A), s.devBuf(p.B), s.peerCopy)
 				b.measure(pairNominal(p), 1)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 
 		if !runsBidirectional(p) {
 			continue
@@ -53,7 +52,7 @@ var _ = Describe("Copy engines", func() {
 				b.addLane(p.String(), h.Stream(p.A), s.devBuf(p.A), s.devBuf(p.B), s.peerCopy)
 				b.addLane(p.Reverse().String(), h.Stream(p.B), s.devBuf(p.B), s.devBuf(p.A), s.peerCopy)
 				b.measure(pairNominal(p), 2)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 	}
 
 	for _, g := range harness.GPUs() {
@@ -70,7 +69,7 @@ var _ = Describe("Copy engines", func() {
 				b.countReadWrite()
 				b.addLane(g.String(), h.Stream(g), s.devBuf(g), s.devBuf(g), s.copyAsync)
 				b.measure(nil, 0)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 
 		/*
 		   ID: bandwidth.copy-engine (info + gate)
@@ -86,7 +85,7 @@ var _ = Describe("Copy engines", func() {
 				b := s.bench("ce", "h2d", "cuMemcpyAsync host→"+g.String())
 				b.addLane("host→"+g.String(), h.Stream(g), s.hostBuf(g), s.devBuf(g), s.copyAsync)
 				b.measure(hostNominal(g), 1)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 
 		/*
 		   ID: bandwidth.copy-engine (info + gate)
@@ -101,7 +100,7 @@ var _ = Describe("Copy engines", func() {
 				b := s.bench("ce", "d2h", "cuMemcpyAsync "+g.String()+"→host")
 				b.addLane(g.String()+"→host", h.Stream(g), s.devBuf(g), s.hostBuf(g), s.copyAsync)
 				b.measure(hostNominal(g), 1)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 
 		/*
 		   ID: bandwidth.copy-engine (info + gate)
@@ -117,6 +116,6 @@ var _ = Describe("Copy engines", func() {
 				b.addLane("host→"+g.String(), h.Stream(g), s.hostBuf(g), s.devBuf(g), s.copyAsync)
 				b.addLane(g.String()+"→host", h.Stream(g), s.devBuf(g), s.hostBuf(g), s.copyAsync)
 				b.measure(hostNominal(g), 2)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 	}
 })

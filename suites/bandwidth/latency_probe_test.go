@@ -14,7 +14,6 @@ import (
 	"github.com/onsi/gomega/gmeasure"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/kernels"
 )
@@ -33,13 +32,13 @@ const (
 // round trip (host enqueue to host seeing completion), the events' time of
 // a single copy, and the time per copy of a pipelined batch. dst must read
 // back as src's word afterwards.
-func (s *session) smallCopyLatency(st backend.Stream, src, dst *buffer, what string, enqueue func() error) {
+func (s *session) smallCopyLatency(st harness.Stream, src, dst *buffer, what string, enqueue func()) {
 	GinkgoHelper()
 	g := s.gpuOf(st.Device())
 	want := harness.RandomWords(harness.Seed(s.id, s.target), 1)
 	s.h.Upload(src.gpu, src.ptr, want)
 	s.h.Fill(dst.gpu, dst.ptr, harness.Poison, 1)
-	start, end := s.h.Event(g, backend.EventDefault), s.h.Event(g, backend.EventDefault)
+	start, end := s.h.Event(g, harness.EventDefault), s.h.Event(g, harness.EventDefault)
 	exp := gmeasure.NewExperiment("latency of " + what)
 	reps := smallReps
 	if s.fake != "" {
@@ -48,13 +47,12 @@ func (s *session) smallCopyLatency(st backend.Stream, src, dst *buffer, what str
 	By(fmt.Sprintf("timing %d round trips of %s", reps, what))
 	for range reps {
 		t0 := time.Now()
-		harness.ExpectNoError(s.b.RecordEvent(start, st), "record the start event on %s", g)
-		harness.ExpectNoError(enqueue(), "enqueue %s", what)
-		harness.ExpectNoError(s.b.RecordEvent(end, st), "record the end event on %s", g)
-		harness.ExpectNoError(s.h.WaitEvent(s.ctx, end, what), "wait")
+		s.h.RecordEvent(start, st)
+		enqueue()
+		s.h.RecordEvent(end, st)
+		s.h.MustWaitEvent(s.ctx, end, what)
 		exp.RecordDuration("round trip", time.Since(t0), gmeasure.Precision(100*time.Nanosecond))
-		ms, err := s.b.ElapsedTime(start, end)
-		harness.ExpectNoError(err, "cuEventElapsedTime on %s", g)
+		ms := s.h.ElapsedTime(start, end)
 		exp.RecordValue("single (events)", float64(ms)*1000, gmeasure.Units("µs"), gmeasure.Precision(2))
 	}
 	By(fmt.Sprintf("timing batches of %d back-to-back %s", smallBatch, what))
@@ -62,22 +60,21 @@ func (s *session) smallCopyLatency(st backend.Stream, src, dst *buffer, what str
 	pipedNote := ""
 	for rep := range smallPiped {
 		hold.launch(st)
-		harness.ExpectNoError(s.b.RecordEvent(start, st), "record the start event on %s", g)
+		s.h.RecordEvent(start, st)
 		t0 := time.Now()
 		for range smallBatch {
-			harness.ExpectNoError(enqueue(), "enqueue %s", what)
+			enqueue()
 		}
-		harness.ExpectNoError(s.b.RecordEvent(end, st), "record the end event on %s", g)
+		s.h.RecordEvent(end, st)
 		enqueued := time.Since(t0)
-		harness.ExpectNoError(s.h.WaitEvent(s.ctx, end, what), "wait")
+		s.h.MustWaitEvent(s.ctx, end, what)
 		if hold.tooShort(enqueued) {
 			if rep < smallPiped-1 {
 				continue // the GPU caught up with the host: lengthen the hold and redo
 			}
 			pipedNote = "; submission-bound: the host could not enqueue the last batch before the GPU was released"
 		}
-		ms, err := s.b.ElapsedTime(start, end)
-		harness.ExpectNoError(err, "cuEventElapsedTime on %s", g)
+		ms := s.h.ElapsedTime(start, end)
 		exp.RecordValue("pipelined", float64(ms)*1000/smallBatch, gmeasure.Units("µs"), gmeasure.Precision(3))
 	}
 	AddReportEntry(exp.Name, exp, ReportEntryVisibilityFailureOrVerbose)
@@ -99,7 +96,7 @@ func (s *session) smallCopyLatency(st backend.Stream, src, dst *buffer, what str
 func (s *session) chaseTable(owner harness.GPU) uint64 {
 	GinkgoHelper()
 	size := uint64(minChaseTable)
-	for size < 2*uint64(s.h.Attribute(owner, backend.AttrL2CacheSize)) {
+	for size < 2*uint64(s.h.Attribute(owner, harness.AttrL2CacheSize)) {
 		size *= 2
 	}
 	return size
@@ -153,7 +150,7 @@ func (s *session) chaseLatency(g, owner harness.GPU) {
 // buildChain writes a random single cycle over nodes elements (Sattolo's
 // algorithm) into owner's memory at base, each element holding its
 // successor's index, and returns the successor table.
-func (s *session) buildChain(owner harness.GPU, base backend.DevicePtr, nodes int) []int {
+func (s *session) buildChain(owner harness.GPU, base harness.DevicePtr, nodes int) []int {
 	GinkgoHelper()
 	r := rand.New(rand.NewPCG(harness.Seed(s.id, s.target, "chain"), 1))
 	perm := make([]int, nodes)
@@ -181,11 +178,11 @@ func (s *session) buildChain(owner harness.GPU, base backend.DevicePtr, nodes in
 
 // chase runs one chase from element from and returns the element it ended
 // on (checked against the chain) and the kernel's nanoseconds.
-func (s *session) chase(st backend.Stream, out, base backend.DevicePtr, next []int, from int, hops uint64, where string) (int, uint64) {
+func (s *session) chase(st harness.Stream, out, base harness.DevicePtr, next []int, from int, hops uint64, where string) (int, uint64) {
 	GinkgoHelper()
 	g := s.gpuOf(st.Device())
 	mask := uint64(len(next) - 1)
-	s.h.Launch(st, kernels.PointerChase, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(base), mask, uint64(from), hops, uint64(out))
+	s.h.Launch(st, kernels.PointerChase, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(base), mask, uint64(from), hops, uint64(out))
 	s.h.MustWait(s.ctx, st, fmt.Sprintf("a %d-hop pointer chase by %s through %s", hops, g, where))
 	w := s.h.Download(g, out, 4)
 	end, ns := uint64(w[0])|uint64(w[1])<<32, uint64(w[2])|uint64(w[3])<<32

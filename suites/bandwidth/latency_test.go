@@ -13,7 +13,6 @@ import (
 
 var _ = Describe("Latency probes", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 
 	for _, p := range harness.Pairs() {
 		/*
@@ -30,10 +29,10 @@ var _ = Describe("Latency probes", func() {
 				s.enablePeers(p)
 				src, dst := s.wordBuf(p.A), s.wordBuf(p.B)
 				st := h.Stream(p.A)
-				s.smallCopyLatency(st, src, dst, "cuMemcpyPeerAsync "+p.String(), func() error {
-					return s.b.CopyPeerAsync(st, dst.cePtr, p.B.Ordinal, src.cePtr, p.A.Ordinal, 4)
+				s.smallCopyLatency(st, src, dst, "cuMemcpyPeerAsync "+p.String(), func() {
+					h.CopyPeerAsync(st, dst.cePtr, p.B, src.cePtr, p.A, 4)
 				})
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 		   ID: bandwidth.latency (info)
@@ -47,7 +46,7 @@ var _ = Describe("Latency probes", func() {
 				s := pairSession(h, ctx, idLatency, p)
 				s.requirePeers(p, false)
 				s.chaseLatency(p.A, p.B)
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 
 	for _, g := range harness.GPUs() {
@@ -63,10 +62,10 @@ var _ = Describe("Latency probes", func() {
 				s := gpuSession(h, ctx, idLatency, g)
 				src, dst := s.wordBuf(g), s.wordBuf(g)
 				st := h.Stream(g)
-				s.smallCopyLatency(st, src, dst, "cuMemcpyAsync within "+g.String(), func() error {
-					return s.b.CopyAsync(st, dst.cePtr, src.cePtr, 4)
+				s.smallCopyLatency(st, src, dst, "cuMemcpyAsync within "+g.String(), func() {
+					h.CopyAsync(st, dst.cePtr, src.cePtr, 4)
 				})
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 
 		/*
 		   ID: bandwidth.latency (info)
@@ -77,6 +76,6 @@ var _ = Describe("Latency probes", func() {
 			harness.GPULabels(idLatency, g), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idLatency, g)
 				s.chaseLatency(g, g)
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 })

@@ -12,7 +12,6 @@ import (
 	"github.com/onsi/gomega/gmeasure"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/kernels"
 )
@@ -21,11 +20,11 @@ import (
 // events belong to the stream's device, so ElapsedTime never mixes devices.
 type lane struct {
 	label      string // "GPU0→GPU1"
-	stream     backend.Stream
-	start, end backend.Event
+	stream     harness.Stream
+	start, end harness.Event
 	src, dst   *buffer
 	// enqueue puts one transfer of n bytes from src to dst on stream.
-	enqueue func(n uint64) error
+	enqueue func(n uint64)
 }
 
 // bench measures one method and direction on one target at every size.
@@ -67,12 +66,12 @@ func (s *session) bench(method, direction, what string) *bench {
 func (b *bench) countReadWrite() { b.counted, b.factor = "read+write", 2 }
 
 // addLane adds a direction; the first lane's device runs the hold kernel.
-func (b *bench) addLane(label string, st backend.Stream, src, dst *buffer, enqueue func(l *lane, n uint64) error) {
+func (b *bench) addLane(label string, st harness.Stream, src, dst *buffer, enqueue func(l *lane, n uint64)) {
 	GinkgoHelper()
 	g := b.s.gpuOf(st.Device())
 	l := &lane{label: label, stream: st, src: src, dst: dst,
-		start: b.s.h.Event(g, backend.EventDefault), end: b.s.h.Event(g, backend.EventDefault)}
-	l.enqueue = func(n uint64) error { return enqueue(l, n) }
+		start: b.s.h.Event(g, harness.EventDefault), end: b.s.h.Event(g, harness.EventDefault)}
+	l.enqueue = func(n uint64) { enqueue(l, n) }
 	b.lanes = append(b.lanes, l)
 	if len(b.lanes) == 1 {
 		b.hold = b.s.newHold(g)
@@ -151,23 +150,23 @@ func (b *bench) timeBatch(size uint64, batch int, adapt bool) []float64 {
 	s, l0 := b.s, b.lanes[0]
 	for attempt := 0; ; attempt++ {
 		b.hold.launch(l0.stream)
-		harness.ExpectNoError(s.b.RecordEvent(l0.start, l0.stream), "record the start event of %s", l0.label)
+		s.h.RecordEvent(l0.start, l0.stream)
 		for _, l := range b.lanes[1:] {
-			harness.ExpectNoError(s.b.StreamWaitEvent(l.stream, l0.start), "make %s wait for %s's start", l.label, l0.label)
-			harness.ExpectNoError(s.b.RecordEvent(l.start, l.stream), "record the start event of %s", l.label)
+			s.h.StreamWaitEvent(l.stream, l0.start)
+			s.h.RecordEvent(l.start, l.stream)
 		}
 		t0 := time.Now()
 		for range batch {
 			for _, l := range b.lanes {
-				harness.ExpectNoError(l.enqueue(size), "enqueue %s of %s for %s", report.SizeLabel(size), b.what, l.label)
+				l.enqueue(size)
 			}
 		}
 		for _, l := range b.lanes {
-			harness.ExpectNoError(s.b.RecordEvent(l.end, l.stream), "record the end event of %s", l.label)
+			s.h.RecordEvent(l.end, l.stream)
 		}
 		enqueued := time.Since(t0)
 		for _, l := range b.lanes {
-			harness.ExpectNoError(s.h.WaitEvent(s.ctx, l.end, fmt.Sprintf("%s × %d for %s", report.SizeLabel(size), batch, l.label)), "wait")
+			s.h.MustWaitEvent(s.ctx, l.end, fmt.Sprintf("%s × %d for %s", report.SizeLabel(size), batch, l.label))
 		}
 		if !adapt || !b.hold.tooShort(enqueued) {
 			return b.elapsed(size, batch)
@@ -183,8 +182,7 @@ func (b *bench) elapsed(size uint64, batch int) []float64 {
 	GinkgoHelper()
 	ms := make([]float64, len(b.lanes))
 	for i, l := range b.lanes {
-		t, err := b.s.b.ElapsedTime(l.start, l.end)
-		harness.ExpectNoError(err, "cuEventElapsedTime for %s on GPU%d", l.label, int(l.stream.Device()))
+		t := b.s.h.ElapsedTime(l.start, l.end)
 		Expect(t).To(BeNumerically(">", 0), "cuEventElapsedTime for %d × %s of %s (%s) is not a positive time", batch, report.SizeLabel(size), b.what, l.label)
 		ms[i] = float64(t)
 	}
@@ -194,7 +192,7 @@ func (b *bench) elapsed(size uint64, batch int) []float64 {
 // holdKernel is kernels.Delay on one GPU, launched before the start event.
 type holdKernel struct {
 	s      *session
-	status backend.DevicePtr
+	status harness.DevicePtr
 	ns     uint64
 }
 
@@ -203,9 +201,9 @@ func (s *session) newHold(g harness.GPU) holdKernel {
 	return holdKernel{s: s, status: s.h.Alloc(g, 8), ns: uint64(200 * time.Microsecond)}
 }
 
-func (k *holdKernel) launch(st backend.Stream) {
+func (k *holdKernel) launch(st harness.Stream) {
 	GinkgoHelper()
-	k.s.h.Launch(st, kernels.Delay, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, k.ns, uint64(k.status))
+	k.s.h.Launch(st, kernels.Delay, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, k.ns, uint64(k.status))
 }
 
 // maxHold bounds the hold kernel's delay.

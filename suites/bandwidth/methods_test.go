@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -19,31 +18,30 @@ const copyBlock = 256
 
 // peerCopy enqueues cuMemcpyPeerAsync from the lane's source to its
 // destination (each named with its owner device).
-func (s *session) peerCopy(l *lane, n uint64) error {
-	return s.b.CopyPeerAsync(l.stream, l.dst.cePtr, l.dst.gpu.Ordinal, l.src.cePtr, l.src.gpu.Ordinal, n)
+func (s *session) peerCopy(l *lane, n uint64) {
+	s.h.CopyPeerAsync(l.stream, l.dst.cePtr, l.dst.gpu, l.src.cePtr, l.src.gpu, n)
 }
 
 // copyAsync enqueues cuMemcpyAsync (direction inferred under UVA).
-func (s *session) copyAsync(l *lane, n uint64) error {
-	return s.b.CopyAsync(l.stream, l.dst.cePtr, l.src.cePtr, n)
+func (s *session) copyAsync(l *lane, n uint64) {
+	s.h.CopyAsync(l.stream, l.dst.cePtr, l.src.cePtr, n)
 }
 
 // kernelCopy returns an enqueue function launching kernels.BWCopy on g:
 // enough blocks of copyBlock threads for four vectors per thread, at most
 // as many as fit on g at once (cuOccupancyMaxActiveBlocksPerMultiprocessor ×
 // SMs), so a large copy runs as one full wave of grid-stride loops.
-func (s *session) kernelCopy(g harness.GPU) func(l *lane, n uint64) error {
+func (s *session) kernelCopy(g harness.GPU) func(l *lane, n uint64) {
 	GinkgoHelper()
-	per, err := s.b.MaxActiveBlocks(g.Ordinal, kernels.BWCopy, copyBlock)
-	harness.ExpectNoError(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor(%s, %d threads) on %s", kernels.BWCopy, copyBlock, g)
+	per := s.h.MaxActiveBlocks(g, kernels.BWCopy, copyBlock)
 	full := uint64(max(per, 1) * max(g.Info.SMCount, 1))
 	s.note("kernel %s on %s: up to %d blocks of %d threads (%d per SM × %d SMs), 16-byte vectors, 4 in flight per thread",
 		kernels.BWCopy.Entry, g, full, copyBlock, per, g.Info.SMCount)
-	return func(l *lane, n uint64) error {
+	return func(l *lane, n uint64) {
 		n16 := n / 16
 		grid := min(max((n16+4*copyBlock-1)/(4*copyBlock), 1), full)
-		cfg := backend.LaunchConfig{Grid: kernels.D1(uint32(grid)), Block: kernels.D1(copyBlock)}
-		return s.b.Launch(l.stream, kernels.BWCopy, cfg, uint64(l.dst.ptr), uint64(l.src.ptr), n16)
+		cfg := harness.LaunchConfig{Grid: kernels.D1(uint32(grid)), Block: kernels.D1(copyBlock)}
+		s.h.Launch(l.stream, kernels.BWCopy, cfg, uint64(l.dst.ptr), uint64(l.src.ptr), n16)
 	}
 }
 
@@ -52,8 +50,8 @@ func (s *session) kernelCopy(g harness.GPU) func(l *lane, n uint64) error {
 // and cuMemcpyAsync infers the direction from the address).
 func (s *session) requireHostMapping(g harness.GPU) {
 	GinkgoHelper()
-	s.h.RequireAttribute(g, backend.AttrUnifiedAddressing, 1)
-	s.h.RequireAttribute(g, backend.AttrCanMapHostMemory, 1)
+	s.h.RequireAttribute(g, harness.AttrUnifiedAddressing, 1)
+	s.h.RequireAttribute(g, harness.AttrCanMapHostMemory, 1)
 }
 
 // measure runs the bench, records its figures and, with a nominal rate, the
@@ -93,9 +91,7 @@ func (s *session) enablePeers(p harness.Pair) {
 	GinkgoHelper()
 	var on, off []string
 	for _, q := range []harness.Pair{p, p.Reverse()} {
-		ok, err := s.b.CanAccessPeer(q.A.Ordinal, q.B.Ordinal)
-		harness.ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", q.A, q.B)
-		if ok {
+		if s.h.CanAccessPeer(q.A, q.B) {
 			s.h.MustEnablePeerAccess(q)
 			on = append(on, q.String())
 		} else {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -61,19 +63,20 @@ func (b *bench) record(results []sizeResult) []report.BandwidthFigure {
 	return figs
 }
 
-// nominalFn computes a nominal rate from NVML.
-type nominalFn func() (topology.Nominal, error)
+// nominalFn computes a nominal rate from the NVML of the spec's machine
+// (the fixture's, a mock on the fake backend).
+type nominalFn func(lib nvml.Interface) (topology.Nominal, error)
 
 // pairNominal is the nominal rate of p's link from NVML.
 func pairNominal(p harness.Pair) nominalFn {
-	return func() (topology.Nominal, error) {
-		return topology.PairNominal(harness.Backend().NVML(), gpuRef(p.A), gpuRef(p.B))
+	return func(lib nvml.Interface) (topology.Nominal, error) {
+		return topology.PairNominal(lib, gpuRef(p.A), gpuRef(p.B))
 	}
 }
 
 // hostNominal is the nominal rate of g's PCIe link from NVML.
 func hostNominal(g harness.GPU) nominalFn {
-	return func() (topology.Nominal, error) { return topology.HostNominal(harness.Backend().NVML(), gpuRef(g)) }
+	return func(lib nvml.Interface) (topology.Nominal, error) { return topology.HostNominal(lib, gpuRef(g)) }
 }
 
 func gpuRef(g harness.GPU) topology.GPURef {
@@ -85,7 +88,7 @@ func gpuRef(g harness.GPU) topology.GPURef {
 // finding, not a failure; any other NVML error fails the spec.
 func (b *bench) recordFraction(results []sizeResult, nominal nominalFn, directions int) {
 	GinkgoHelper()
-	n, err := nominal()
+	n, err := nominal(b.s.h.NVML())
 	if errors.Is(err, topology.ErrNominalUnavailable) {
 		harness.Finding("bandwidth.nominal-unavailable", err.Error(),
 			fmt.Sprintf("%s on %s: the fraction of the link's nominal rate is omitted", b.what, b.s.targetName))

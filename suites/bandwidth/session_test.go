@@ -14,7 +14,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/kernels"
 )
@@ -51,7 +50,6 @@ const poisonMask = 0x5A5A5A5A
 // session is one spec's measuring context.
 type session struct {
 	h          *harness.Harness
-	b          backend.Backend
 	ctx        context.Context
 	cfg        harness.BandwidthSettings
 	id         string
@@ -62,16 +60,16 @@ type session struct {
 	max        uint64
 	sizes      []uint64
 	notes      []string // conditions of the measurement, added to every detail
-	util       map[backend.Device]backend.Stream
-	verifyOut  map[backend.Device]backend.DevicePtr
+	util       map[harness.Device]harness.Stream
+	verifyOut  map[harness.Device]harness.DevicePtr
 }
 
 func newSession(h *harness.Harness, ctx context.Context, id, target, targetName, link string) *session {
 	GinkgoHelper()
-	s := &session{h: h, b: h.B(), ctx: ctx, cfg: suiteConfig(), id: id, target: target, targetName: targetName, link: link,
-		util: map[backend.Device]backend.Stream{}, verifyOut: map[backend.Device]backend.DevicePtr{}}
+	s := &session{h: h, ctx: ctx, cfg: suiteConfig(), id: id, target: target, targetName: targetName, link: link,
+		util: map[harness.Device]harness.Stream{}, verifyOut: map[harness.Device]harness.DevicePtr{}}
 	s.max = s.cfg.MaxSize
-	if name := s.b.Name(); strings.HasPrefix(name, "fake") {
+	if name := h.BackendName(); strings.HasPrefix(name, "fake") {
 		s.fake = name
 		s.max = min(s.max, harness.FakeBWMaxSize)
 		s.note("backend %s: simulated, not a hardware figure; sizes capped at %s", name, report.SizeLabel(harness.FakeBWMaxSize))
@@ -132,7 +130,7 @@ func (s *session) repsFor(size uint64) int {
 	return 9
 }
 
-func (s *session) gpuOf(d backend.Device) harness.GPU {
+func (s *session) gpuOf(d harness.Device) harness.GPU {
 	for _, g := range harness.GPUs() {
 		if g.Ordinal == d {
 			return g
@@ -143,7 +141,7 @@ func (s *session) gpuOf(d backend.Device) harness.GPU {
 }
 
 // utilStream is a stream of g for fills and verifications.
-func (s *session) utilStream(g harness.GPU) backend.Stream {
+func (s *session) utilStream(g harness.GPU) harness.Stream {
 	GinkgoHelper()
 	if st, ok := s.util[g.Ordinal]; ok {
 		return st
@@ -156,8 +154,8 @@ func (s *session) utilStream(g harness.GPU) backend.Stream {
 // buffer is memory a lane copies from or to.
 type buffer struct {
 	gpu   harness.GPU       // whose kernels fill and verify it
-	ptr   backend.DevicePtr // address kernels use
-	cePtr backend.DevicePtr // address copies use (the host address for pinned memory)
+	ptr   harness.DevicePtr // address kernels use
+	cePtr harness.DevicePtr // address copies use (the host address for pinned memory)
 	where string            // "GPU1's memory", "pinned host memory"
 }
 
@@ -170,17 +168,16 @@ func (s *session) devBuf(g harness.GPU) *buffer {
 // hostBuf is pinned, mapped host memory allocated with g's context.
 func (s *session) hostBuf(g harness.GPU) *buffer {
 	GinkgoHelper()
-	hb := s.h.HostAlloc(g, s.max, backend.HostAllocPortable|backend.HostAllocDeviceMap)
-	p, err := s.b.HostDevicePointer(g.Ordinal, hb)
-	harness.ExpectNoError(err, "cuMemHostGetDevicePointer of %s of pinned host memory with %s", report.SizeLabel(s.max), g)
+	hb := s.h.HostAlloc(g, s.max, harness.HostAllocPortable|harness.HostAllocDeviceMap)
+	p := s.h.HostDevicePointer(g, hb)
 	return &buffer{gpu: g, ptr: p, cePtr: hb.Ptr, where: "pinned host memory"}
 }
 
 // wordShape is a launch shape for the word kernels Fill and Verify: 256
 // threads per block, at most 4 blocks per SM (they loop over the rest).
-func (s *session) wordShape(g harness.GPU, words uint64) backend.LaunchConfig {
+func (s *session) wordShape(g harness.GPU, words uint64) harness.LaunchConfig {
 	blocks := min(max((words+255)/256, 1), uint64(max(4*g.Info.SMCount, 1)))
-	return backend.LaunchConfig{Grid: kernels.D1(uint32(blocks)), Block: kernels.D1(256)}
+	return harness.LaunchConfig{Grid: kernels.D1(uint32(blocks)), Block: kernels.D1(256)}
 }
 
 // fill writes kernels.PatternWord(seed, i) into the first words of b.
@@ -213,4 +210,19 @@ func (s *session) wordBuf(g harness.GPU) *buffer {
 	GinkgoHelper()
 	p := s.h.Alloc(g, 4)
 	return &buffer{gpu: g, ptr: p, cePtr: p, where: g.String() + "'s memory"}
+}
+
+// sizedTimeout is the timeout of a spec that measures every size up to the
+// configured largest (P2PCONF_BW_MAX_SIZE): the configured spec timeout at
+// the default largest size (it was the configured timeout before, and such
+// a spec takes well under it on an H200), scaled by how many times larger
+// the configured largest size is, since the bytes moved grow with it. A
+// malformed setting leaves the factor at 1: the spec then fails on the
+// configuration itself (suiteConfig).
+func sizedTimeout() SpecTimeout {
+	factor := 1.0
+	if cfg, err := harness.ReadBandwidthSettings(os.Getenv); err == nil && cfg.MaxSize > harness.DefaultBWMaxSize {
+		factor = float64(cfg.MaxSize) / float64(harness.DefaultBWMaxSize)
+	}
+	return harness.Timeout(factor)
 }

@@ -13,7 +13,6 @@ import (
 
 var _ = Describe("A bandwidth kernel", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 
 	for _, p := range harness.Pairs() {
 		/*
@@ -32,7 +31,7 @@ var _ = Describe("A bandwidth kernel", func() {
 				b := s.bench("sm", "read", fmt.Sprintf("a kernel on %s reading %s's memory", p.A, p.B))
 				b.addLane(p.B.String()+"→"+p.A.String(), h.Stream(p.A), s.devBuf(p.B), s.devBuf(p.A), s.kernelCopy(p.A))
 				b.measure(pairNominal(p), 1)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 
 		/*
 		   ID: bandwidth.sm-read-write (info + gate)
@@ -46,7 +45,7 @@ var _ = Describe("A bandwidth kernel", func() {
 				b := s.bench("sm", "write", fmt.Sprintf("a kernel on %s writing into %s's memory", p.A, p.B))
 				b.addLane(p.String(), h.Stream(p.A), s.devBuf(p.A), s.devBuf(p.B), s.kernelCopy(p.A))
 				b.measure(pairNominal(p), 1)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 
 		if !runsBidirectional(p) {
 			continue
@@ -65,7 +64,7 @@ var _ = Describe("A bandwidth kernel", func() {
 				b.addLane(p.B.String()+"→"+p.A.String(), h.Stream(p.A), s.devBuf(p.B), s.devBuf(p.A), s.kernelCopy(p.A))
 				b.addLane(p.A.String()+"→"+p.B.String(), h.Stream(p.B), s.devBuf(p.A), s.devBuf(p.B), s.kernelCopy(p.B))
 				b.measure(pairNominal(p), 2)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 
 		/*
 		   ID: bandwidth.sm-read-write (info + gate)
@@ -80,7 +79,7 @@ var _ = Describe("A bandwidth kernel", func() {
 				b.addLane(p.String(), h.Stream(p.A), s.devBuf(p.A), s.devBuf(p.B), s.kernelCopy(p.A))
 				b.addLane(p.Reverse().String(), h.Stream(p.B), s.devBuf(p.B), s.devBuf(p.A), s.kernelCopy(p.B))
 				b.measure(pairNominal(p), 2)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 	}
 
 	for _, g := range harness.GPUs() {
@@ -98,7 +97,7 @@ var _ = Describe("A bandwidth kernel", func() {
 				b.countReadWrite()
 				b.addLane(g.String(), h.Stream(g), s.devBuf(g), s.devBuf(g), s.kernelCopy(g))
 				b.measure(nil, 0)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 
 		/*
 		   ID: bandwidth.sm-read-write (info + gate)
@@ -112,7 +111,7 @@ var _ = Describe("A bandwidth kernel", func() {
 				b := s.bench("sm", "h2d", "a kernel on "+g.String()+" reading pinned host memory")
 				b.addLane("host→"+g.String(), h.Stream(g), s.hostBuf(g), s.devBuf(g), s.kernelCopy(g))
 				b.measure(hostNominal(g), 1)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 
 		/*
 		   ID: bandwidth.sm-read-write (info + gate)
@@ -126,6 +125,6 @@ var _ = Describe("A bandwidth kernel", func() {
 				b := s.bench("sm", "d2h", "a kernel on "+g.String()+" writing into pinned host memory")
 				b.addLane(g.String()+"→host", h.Stream(g), s.devBuf(g), s.hostBuf(g), s.kernelCopy(g))
 				b.measure(hostNominal(g), 1)
-			}, SpecTimeout(timeout))
+			}, sizedTimeout())
 	}
 })

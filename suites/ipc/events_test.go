@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 	"github.com/p2pconf/p2pconf/kernels"
 )
@@ -22,7 +21,7 @@ import (
 // importer and its kernel starts within well under a millisecond.
 const producerDelay = 20 * time.Millisecond
 
-var _ = Describe("ipc: interprocess events", func() {
+var _ = Describe("ipc: an interprocess event", func() {
 	h := harness.New()
 
 	/*
@@ -68,26 +67,26 @@ var _ = Describe("ipc: interprocess events", func() {
 	}
 
 	for _, g := range harness.GPUs() {
-		It(fmt.Sprintf("lets a consumer in another process on %s wait for %s's producer through an interprocess event", g, g),
+		It(fmt.Sprintf("lets a consumer in another process on %s wait for %s's producer", g, g),
 			harness.GPULabels("ipc.event-handoff", g, harness.ProcessMulti), func(ctx SpecContext) {
 				handoffConf(ctx, g, g, uint32(harness.Seed("ipc.event-handoff", g)))
-			}, SpecTimeout(time.Minute))
-		It(fmt.Sprintf("shows a consumer in another process on %s reading incomplete data when it does not wait for the event", g),
+			}, harness.Timeout(0.5))
+		It(fmt.Sprintf("is needed: a consumer in another process on %s that does not wait for it reads incomplete data", g),
 			harness.GPULabels("ipc.event-handoff-without-wait", g, harness.ProcessMulti), func(ctx SpecContext) {
 				handoffMutant(ctx, g, g, uint32(harness.Seed("ipc.event-handoff-without-wait", g)))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 	for _, p := range harness.Pairs() {
-		It(fmt.Sprintf("lets a consumer in a process on %s wait for %s's producer through an interprocess event (%s)", p.B, p.A, p),
+		It(fmt.Sprintf("lets a consumer in a process on %s wait for %s's producer (%s)", p.B, p.A, p),
 			harness.PairLabels("ipc.event-handoff", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				handoffConf(ctx, p.A, p.B, uint32(harness.Seed("ipc.event-handoff", p.ID())))
-			}, SpecTimeout(time.Minute))
-		It(fmt.Sprintf("shows a consumer in a process on %s reading incomplete data from %s when it does not wait for the event (%s)", p.B, p.A, p),
+			}, harness.Timeout(0.5))
+		It(fmt.Sprintf("is needed: a consumer in a process on %s that does not wait for it reads incomplete data from %s (%s)", p.B, p.A, p),
 			harness.PairLabels("ipc.event-handoff-without-wait", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				handoffMutant(ctx, p.A, p.B, uint32(harness.Seed("ipc.event-handoff-without-wait", p.ID())))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 
 	for _, g := range harness.GPUs() {
@@ -104,26 +103,33 @@ var _ = Describe("ipc: interprocess events", func() {
 			INVALID_HANDLE (recorded: the documentation does not fix it).
 			Applies to: GPUs with IPC_EVENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("refuses interprocess events on %s that lack DISABLE_TIMING or INTERPROCESS", g),
+		It(fmt.Sprintf("cannot be created on %s without DISABLE_TIMING, nor exported without INTERPROCESS", g),
 			harness.GPULabels("ipc.event-flags", g), func(ctx SpecContext) {
 				requireIPC(h, g)
-				h.RequireAttribute(g, backend.AttrIPCEventSupported, 1)
+				h.RequireAttribute(g, harness.AttrIPCEventSupported, 1)
 				By("creating an event with INTERPROCESS and without DISABLE_TIMING")
-				ev, err := h.B().NewEvent(g.Ordinal, backend.EventInterprocess)
+				var ev harness.Event
+				err := h.Raw(func(d harness.Driver) (err error) {
+					ev, err = d.NewEvent(g.Ordinal, harness.EventInterprocess)
+					return err
+				})
 				if err == nil {
-					DeferCleanup(h.B().DestroyEvent, ev)
+					DeferCleanup(h.Raw, func(d harness.Driver) error { return d.DestroyEvent(ev) })
 				}
 				Expect(err).To(harness.MatchCUDAError(cuerr.InvalidValue), "cuEventCreate(INTERPROCESS) on %s", g)
 
 				By("exporting a handle of an event created without INTERPROCESS")
-				_, err = h.B().IPCGetEventHandle(h.Event(g, backend.EventDisableTiming))
+				plain := h.Event(g, harness.EventDisableTiming)
+				err = h.Raw(func(d harness.Driver) error {
+					_, err := d.IPCGetEventHandle(plain)
+					return err
+				})
 				harness.Finding("cuIpcGetEventHandle(non-interprocess event)", harness.CodeOf(err), g.String())
 				Expect(err).To(harness.BeCUDAError(), "cuIpcGetEventHandle of a DISABLE_TIMING-only event on %s", g)
 
 				By("exporting a handle of an INTERPROCESS|DISABLE_TIMING event, which must work")
-				_, err = h.B().IPCGetEventHandle(h.Event(g, backend.EventInterprocess|backend.EventDisableTiming))
-				harness.ExpectNoError(err, "cuIpcGetEventHandle of an INTERPROCESS|DISABLE_TIMING event on %s", g)
-			}, SpecTimeout(time.Minute))
+				h.IPCEventHandle(h.Event(g, harness.EventInterprocess|harness.EventDisableTiming))
+			}, harness.Timeout(0.5))
 	}
 })
 
@@ -133,9 +139,9 @@ type handoff struct {
 	h      *harness.Harness
 	a, b   harness.GPU
 	w      *harness.GPUWork
-	buf    backend.DevicePtr
-	status backend.DevicePtr
-	ev     backend.Event
+	buf    harness.DevicePtr
+	status harness.DevicePtr
+	ev     harness.Event
 	imp    *agentHelper
 }
 
@@ -143,14 +149,12 @@ func newHandoff(ctx context.Context, h *harness.Harness, a, b harness.GPU) *hand
 	GinkgoHelper()
 	requireIPC(h, a)
 	requireIPC(h, b)
-	h.RequireAttribute(a, backend.AttrIPCEventSupported, 1)
-	h.RequireAttribute(b, backend.AttrIPCEventSupported, 1)
+	h.RequireAttribute(a, harness.AttrIPCEventSupported, 1)
+	h.RequireAttribute(b, harness.AttrIPCEventSupported, 1)
 	ho := &handoff{h: h, a: a, b: b, w: h.GPUWork(a), buf: h.Alloc(a, ipcBytes), status: h.Alloc(a, 4),
-		ev: h.Event(a, backend.EventInterprocess|backend.EventDisableTiming)}
-	mh, err := h.B().IPCGetMemHandle(a.Ordinal, ho.buf)
-	harness.ExpectNoError(err, "cuIpcGetMemHandle on %s", a)
-	eh, err := h.B().IPCGetEventHandle(ho.ev)
-	harness.ExpectNoError(err, "cuIpcGetEventHandle on %s", a)
+		ev: h.Event(a, harness.EventInterprocess|harness.EventDisableTiming)}
+	mh := h.IPCMemHandle(a, ho.buf)
+	eh := h.IPCEventHandle(ho.ev)
 
 	By(fmt.Sprintf("opening the allocation and the event of %s in a process on %s", a, b))
 	ho.imp = startAgent(ctx, h, b)
@@ -165,20 +169,18 @@ func newHandoff(ctx context.Context, h *harness.Harness, a, b harness.GPU) *hand
 // what the consumer saw.
 func (ho *handoff) trial(ctx context.Context, seed uint32, wait bool) harness.Verdict {
 	GinkgoHelper()
-	b, s, n := ho.h.B(), ho.w.Stream(), uint64(ipcBytes/4)
-	harness.ExpectNoError(b.Memset32Async(s, ho.buf, harness.Poison, n), "poison the buffer on %s", ho.a)
-	harness.ExpectNoError(b.Memset32Async(s, ho.status, 0, 1), "clear the delay status on %s", ho.a)
+	s, n := ho.w.Stream(), uint64(ipcBytes/4)
+	ho.h.Memset32Async(s, ho.buf, harness.Poison, n)
+	ho.h.Memset32Async(s, ho.status, 0, 1)
 	harness.ExpectNoError(ho.w.Wait(ctx, "poison"), "poison the buffer on %s", ho.a)
-	ho.h.Launch(s, kernels.Delay, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(producerDelay), uint64(ho.status))
+	ho.h.Launch(s, kernels.Delay, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(producerDelay), uint64(ho.status))
 	ho.h.Launch(s, kernels.Fill, harness.LaunchShape(n), uint64(ho.buf), n, uint64(seed))
-	harness.ExpectNoError(b.RecordEvent(ho.ev, s), "cuEventRecord on %s", ho.a)
+	ho.h.RecordEvent(ho.ev, s)
 	// The host barrier: the consume command leaves only after cuEventRecord
 	// returned, so the record is submitted before the consumer's wait.
 	rep := ho.imp.must(agentCmd{Op: opConsume, Wait: wait, Size: ipcBytes, Seed: seed}, "consumer on "+ho.b.String())
 	harness.ExpectNoError(ho.w.Wait(ctx, "producer"), "producer on %s", ho.a)
-	st := make([]byte, 4)
-	harness.ExpectNoError(b.CopyFromDevice(ho.a.Ordinal, st, ho.status), "read the delay status on %s", ho.a)
-	if got := harness.BytesToWords(st)[0]; got != kernels.DelayElapsed {
+	if got := ho.h.Download(ho.a, ho.status, 1)[0]; got != kernels.DelayElapsed {
 		harness.Finding("producer delay", fmt.Sprintf("status %d, not %d: the delay kernel hit its iteration cap", got, kernels.DelayElapsed), ho.a.String())
 	}
 	return rep.Verdict

@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -64,40 +63,23 @@ func (a *agentHelper) exit(ctx context.Context, h *harness.Harness, abandon bool
 
 // exported is an allocation of this process filled with a pattern and
 // exported with cuIpcGetMemHandle. It is freed after the spec unless the
-// spec freed it.
+// spec freed it (mem.Free).
 type exported struct {
-	h      *harness.Harness
 	g      harness.GPU
 	w      *harness.GPUWork
-	ptr    backend.DevicePtr
-	handle backend.IPCHandle
-	freed  bool
+	mem    *harness.Allocation
+	ptr    harness.DevicePtr
+	handle harness.IPCHandle
 }
 
 func newExported(ctx context.Context, h *harness.Harness, g harness.GPU, w *harness.GPUWork, seed uint32) *exported {
 	GinkgoHelper()
 	By(fmt.Sprintf("allocating %d bytes on %s, filling them and exporting them with cuIpcGetMemHandle", ipcBytes, g))
-	p, err := h.B().Alloc(g.Ordinal, ipcBytes)
-	harness.ExpectNoError(err, "cuMemAlloc(%d) on %s", ipcBytes, g)
-	e := &exported{h: h, g: g, w: w, ptr: p}
-	DeferCleanup(func() error {
-		if e.freed {
-			return nil
-		}
-		return e.free()
-	})
-	harness.ExpectNoError(w.Fill(ctx, p, ipcBytes/4, seed), "fill on %s", g)
-	e.handle, err = h.B().IPCGetMemHandle(g.Ordinal, p)
-	harness.ExpectNoError(err, "cuIpcGetMemHandle on %s", g)
+	mem := h.AllocFreeable(g, ipcBytes)
+	e := &exported{g: g, w: w, mem: mem, ptr: mem.Ptr}
+	harness.ExpectNoError(w.Fill(ctx, e.ptr, ipcBytes/4, seed), "fill on %s", g)
+	e.handle = h.IPCMemHandle(g, e.ptr)
 	return e
-}
-
-func (e *exported) free() error {
-	e.freed = true
-	if err := e.h.B().Free(e.g.Ordinal, e.ptr); err != nil {
-		return fmt.Errorf("exporter's cuMemFree on %s: %w", e.g, err)
-	}
-	return nil
 }
 
 // expectWords checks with a kernel on the exporter's GPU that the
@@ -112,7 +94,7 @@ func (e *exported) expectWords(ctx context.Context, seed uint32, what string) {
 // requireIPC skips where g cannot do legacy IPC (it needs unified addressing).
 func requireIPC(h *harness.Harness, g harness.GPU) {
 	GinkgoHelper()
-	h.RequireAttribute(g, backend.AttrUnifiedAddressing, 1)
+	h.RequireAttribute(g, harness.AttrUnifiedAddressing, 1)
 }
 
 // warmUp loads and runs the kernels and exports one allocation on g, so
@@ -125,8 +107,7 @@ func warmUp(ctx context.Context, h *harness.Harness, w *harness.GPUWork, g harne
 	harness.ExpectNoError(w.Fill(ctx, p, ipcBytes/4, 1), "warm-up fill on %s", g)
 	_, err := w.Verify(ctx, p, ipcBytes/4, 1)
 	harness.ExpectNoError(err, "warm-up verify on %s", g)
-	_, err = h.B().IPCGetMemHandle(g.Ordinal, p)
-	harness.ExpectNoError(err, "warm-up cuIpcGetMemHandle on %s", g)
+	h.IPCMemHandle(g, p)
 }
 
 // expectUnusable checks a probe's answer: the pointer must not give this

@@ -5,7 +5,6 @@ package ordering_test
 
 import (
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -29,7 +28,7 @@ var (
 	}
 )
 
-var _ = Describe("ordering: flag handoff between kernels on two GPUs", func() {
+var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 	h := harness.New()
 	budget := harness.RunConfig().LitmusBudget
 
@@ -58,7 +57,7 @@ var _ = Describe("ordering: flag handoff between kernels on two GPUs", func() {
 						harness.Metric("handoffs", float64(t.seen), "instances", t.describe(r.n))
 						Expect(t.seen).To(BeNumerically(">", 0), "no reader on %s saw its flag within %s, so nothing was checked: %s", p.B, mpSpin, t.describe(r.n))
 						Expect(t.staleInst).To(BeZero(), "%s read stale data after seeing %s's flag (%s): %s", p.B, p.A, v.what, t.describe(r.n))
-					}, SpecTimeout(time.Minute+budget))
+					}, harness.TimeoutPlus(0.5, budget))
 			}
 		}
 
@@ -79,7 +78,7 @@ var _ = Describe("ordering: flag handoff between kernels on two GPUs", func() {
 					harness.Metric("weak outcomes/s", float64(t.staleInst)/t.elapsed.Seconds(), "instances/s", t.describe(r.n))
 					harness.Power("ordering.flag-handoff-sys", harness.PowerResult{Observed: t.staleInst > 0, Hits: int(t.staleInst), Trials: int(t.seen)},
 						fmt.Sprintf("%s with %s: %s", p, v.what, t.describe(r.n)))
-				}, SpecTimeout(time.Minute+budget))
+				}, harness.TimeoutPlus(0.5, budget))
 		}
 	}
 })

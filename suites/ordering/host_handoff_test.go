@@ -16,7 +16,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -28,7 +27,7 @@ const (
 	hdWait    = 2 * time.Second // how long either side waits for the other
 )
 
-var _ = Describe("ordering: handoffs between a GPU and host threads through mapped pinned memory", func() {
+var _ = Describe("ordering: a flag in mapped pinned memory", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -46,54 +45,54 @@ var _ = Describe("ordering: handoffs between a GPU and host threads through mapp
 			mapped memory; reference/litmus.md family G.
 			Applies to: every GPU (mapped pinned memory, CAN_MAP_HOST_MEMORY).
 		*/
-		It(fmt.Sprintf("hands data from a kernel on %s to a host goroutine with a st.release.sys flag in mapped pinned memory", g),
+		It(fmt.Sprintf("hands data from a kernel on %s to a host goroutine when the kernel sets it with st.release.sys", g),
 			harness.GPULabels("ordering.host-device-handoff", g), func(ctx SpecContext) {
 				hd := newHostHandoff(h, g)
 				By(fmt.Sprintf("running %d GPU → host handoffs of %d words", hdRounds, hdWords))
-				h.Launch(hd.s, kernels.HandoffToHost, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
+				h.Launch(hd.s, kernels.HandoffToHost, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
 					uint64(hd.buf.Ptr), uint64(hd.buf.Ptr)+hdFlagOff, uint64(hd.buf.Ptr)+hdAckOff, hdWords, hdRounds, uint64(hd.status), uint64(hdWait))
 				start := time.Now()
 				stale, firstRound, err := hd.hostReceives(ctx)
 				elapsed := time.Since(start)
-				harness.ExpectNoError(h.Wait(ctx, hd.s, "the GPU → host handoff kernel on "+g.String()), "GPU → host handoff on %s", g)
+				h.MustWait(ctx, hd.s, "the GPU → host handoff kernel on "+g.String())
 				st := h.Download(g, hd.status, 2)
 				Expect(err).NotTo(HaveOccurred(), "host side of the GPU → host handoff on %s (GPU status %d, round %d)", g, st[0], st[1])
 				Expect(st[0]).To(Equal(kernels.HandoffDone), "GPU side: %s's kernel waited %s for the host's acknowledgement of round %d", g, hdWait, st[1])
 				harness.Metric("handoffs/s GPU→host", float64(hdRounds)/elapsed.Seconds(), "handoffs/s", g.String())
 				Expect(stale).To(BeZero(), "the host read %d stale words after seeing %s's release flag; first in round %d", stale, g, firstRound)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		// ID: ordering.host-device-handoff (requirement above), host → GPU.
-		It(fmt.Sprintf("hands data from a host goroutine to a kernel on %s with an atomic flag store in mapped pinned memory", g),
+		It(fmt.Sprintf("hands data from a host goroutine to a kernel on %s when the goroutine sets it with an atomic store", g),
 			harness.GPULabels("ordering.host-device-handoff", g), func(ctx SpecContext) {
 				hd := newHostHandoff(h, g)
 				By(fmt.Sprintf("running %d host → GPU handoffs of %d words", hdRounds, hdWords))
-				h.Launch(hd.s, kernels.HandoffFromHost, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
+				h.Launch(hd.s, kernels.HandoffFromHost, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
 					uint64(hd.buf.Ptr), uint64(hd.buf.Ptr)+hdFlagOff, uint64(hd.buf.Ptr)+hdAckOff, hdWords, hdRounds, uint64(hd.status), uint64(hdWait))
 				start := time.Now()
 				err := hd.hostSends(ctx)
 				elapsed := time.Since(start)
-				harness.ExpectNoError(h.Wait(ctx, hd.s, "the host → GPU handoff kernel on "+g.String()), "host → GPU handoff on %s", g)
+				h.MustWait(ctx, hd.s, "the host → GPU handoff kernel on "+g.String())
 				st := h.Download(g, hd.status, 4)
 				Expect(err).NotTo(HaveOccurred(), "host side of the host → GPU handoff on %s (GPU status %d, round %d)", g, st[0], st[1])
 				Expect(st[0]).To(Equal(kernels.HandoffDone), "GPU side: %s's kernel waited %s for the host's flag of round %d", g, hdWait, st[1])
 				harness.Metric("handoffs/s host→GPU", float64(hdRounds)/elapsed.Seconds(), "handoffs/s", g.String())
 				Expect(st[2]).To(BeZero(), "%s's kernel read %d stale words after acquiring the host's flag; first in round %d", g, st[2], st[3])
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 
 // hostHandoff is the mapped pinned buffer (data, flag, ack) and the GPU side.
 type hostHandoff struct {
 	g      harness.GPU
-	buf    *backend.HostBuffer
-	status backend.DevicePtr
-	s      backend.Stream
+	buf    *harness.HostBuffer
+	status harness.DevicePtr
+	s      harness.Stream
 }
 
 func newHostHandoff(h *harness.Harness, g harness.GPU) *hostHandoff {
 	GinkgoHelper()
-	hd := &hostHandoff{g: g, buf: h.HostAlloc(g, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap),
+	hd := &hostHandoff{g: g, buf: h.HostAlloc(g, 4096, harness.HostAllocPortable|harness.HostAllocDeviceMap),
 		status: h.Alloc(g, 16), s: h.Stream(g)}
 	for off := 0; off < len(hd.buf.Mem); off += 4 {
 		atomic.StoreUint32(hd.word(off), 0)

@@ -21,11 +21,13 @@ import (
 // container is Ordered (all its specs share one code location, which Ginkgo
 // would otherwise order by name) and ContinueOnFailure (a violation in one
 // test must not skip the others).
-var _ = Describe("ordering: memory-model litmus test", Ordered, ContinueOnFailure, func() {
+var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFailure, func() {
 	h := harness.New()
 	cfg := harness.RunConfig()
 	env := litmus.DefaultEnv(cfg)
-	timeout := cfg.SpecTimeout + 3*env.Budget
+	// A litmus spec runs its test for the budget (each instance set and the
+	// mutants after it), so its timeout grows with P2PCONF_LITMUS_BUDGET.
+	timeout := harness.TimeoutPlus(1, 3*env.Budget)
 
 	for _, g := range harness.GPUs() {
 		for _, c := range litmus.GPUCases(g) {
@@ -51,7 +53,7 @@ var _ = Describe("ordering: memory-model litmus test", Ordered, ContinueOnFailur
 			*/
 			It(c.Name(), harness.GPULabels(litmus.CheckID, g, c.Labels()...), func(ctx SpecContext) {
 				runLitmus(ctx, h, c, env)
-			}, SpecTimeout(timeout))
+			}, timeout)
 		}
 	}
 
@@ -73,7 +75,7 @@ var _ = Describe("ordering: memory-model litmus test", Ordered, ContinueOnFailur
 			*/
 			It(c.Name(), harness.PairLabels(litmus.CheckID, p, c.Labels()...), func(ctx SpecContext) {
 				runLitmus(ctx, h, c, env)
-			}, SpecTimeout(timeout))
+			}, timeout)
 		}
 	}
 })

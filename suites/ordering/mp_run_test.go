@@ -14,7 +14,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -46,11 +45,11 @@ type mpRun struct {
 	v                mpVariant
 	home             harness.GPU
 	n, gen           uint32
-	data, flags      backend.DevicePtr
-	counts           backend.DevicePtr
-	wStatus, rStatus backend.DevicePtr
-	gate             *backend.HostBuffer
-	sA, sB           backend.Stream
+	data, flags      harness.DevicePtr
+	counts           harness.DevicePtr
+	wStatus, rStatus harness.DevicePtr
+	gate             *harness.HostBuffer
+	sA, sB           harness.Stream
 }
 
 // mpTally is what the readers counted (kernels.MPSeen ...).
@@ -76,7 +75,7 @@ func newMPRun(h *harness.Harness, p harness.Pair, v mpVariant, home harness.GPU)
 	r := &mpRun{p: p, v: v, home: home, n: n,
 		data: h.Alloc(home, uint64(n)*kernels.MPStride), flags: h.Alloc(home, uint64(n)*kernels.MPStride),
 		counts: h.Alloc(p.B, 16), wStatus: h.Alloc(p.A, 8), rStatus: h.Alloc(p.B, 8),
-		gate: h.HostAlloc(p.A, 4096, backend.HostAllocPortable|backend.HostAllocDeviceMap),
+		gate: h.HostAlloc(p.A, 4096, harness.HostAllocPortable|harness.HostAllocDeviceMap),
 		sA:   h.Stream(p.A), sB: h.Stream(p.B)}
 	h.Fill(home, r.data, 0, int(n)*kernels.MPStride/4)
 	h.Fill(home, r.flags, 0, int(n)*kernels.MPStride/4)
@@ -118,14 +117,14 @@ func (r *mpRun) launch(ctx context.Context, h *harness.Harness, mult uint32) {
 	r.gen++
 	defer atomic.StoreUint32(r.gateWord(), r.gen) // never leave a kernel waiting out the gate
 	grid := kernels.D1((r.n + 255) / 256)
-	cfg := backend.LaunchConfig{Grid: grid, Block: kernels.D1(256)}
+	cfg := harness.LaunchConfig{Grid: grid, Block: kernels.D1(256)}
 	h.Launch(r.sA, kernels.MPWrite, cfg, uint64(r.data), uint64(r.flags), uint64(r.n), mpWords, uint64(r.gen),
 		uint64(r.v.writer), uint64(r.gate.Ptr), uint64(r.wStatus), uint64(mpGateWait))
 	h.Launch(r.sB, kernels.MPRead, cfg, uint64(r.data), uint64(r.flags), uint64(r.n), mpWords, uint64(r.gen),
 		uint64(mult), uint64(r.v.reader), uint64(r.counts), uint64(r.gate.Ptr), uint64(r.rStatus), uint64(mpGateWait), uint64(mpSpin))
 	atomic.StoreUint32(r.gateWord(), r.gen)
-	harness.ExpectNoError(h.Wait(ctx, r.sA, fmt.Sprintf("flag-handoff writer on %s, launch %d", r.p.A, r.gen)), "writer on %s", r.p.A)
-	harness.ExpectNoError(h.Wait(ctx, r.sB, fmt.Sprintf("flag-handoff reader on %s, launch %d", r.p.B, r.gen)), "reader on %s", r.p.B)
+	h.MustWait(ctx, r.sA, fmt.Sprintf("flag-handoff writer on %s, launch %d", r.p.A, r.gen))
+	h.MustWait(ctx, r.sB, fmt.Sprintf("flag-handoff reader on %s, launch %d", r.p.B, r.gen))
 }
 
 func (r *mpRun) tally(h *harness.Harness, launches int) mpTally {

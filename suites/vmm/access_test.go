@@ -5,24 +5,22 @@ package vmm_test
 
 import (
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 )
 
-func rw(g harness.GPU) backend.Access {
-	return backend.Access{Device: g.Ordinal, Flags: backend.ProtReadWrite}
+func rw(g harness.GPU) harness.Access {
+	return harness.Access{Device: g.Ordinal, Flags: harness.ProtReadWrite}
 }
 
-func ro(g harness.GPU) backend.Access {
-	return backend.Access{Device: g.Ordinal, Flags: backend.ProtRead}
+func ro(g harness.GPU) harness.Access {
+	return harness.Access{Device: g.Ordinal, Flags: harness.ProtRead}
 }
 
-var _ = Describe("vmm: access to a mapping", func() {
+var _ = Describe("vmm: a mapping", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -36,17 +34,17 @@ var _ = Describe("vmm: access to a mapping", func() {
 			until cuMemSetAccess"); observed on H200: 0, then 700 ILLEGAL_ADDRESS.
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("gives no access to a new mapping on %s until cuMemSetAccess", g),
+		It(fmt.Sprintf("on %s gives no access until cuMemSetAccess", g),
 			harness.GPULabels("vmm.no-access-until-set", g, harness.ProcessMulti), func(ctx SpecContext) {
-				granule(h, g, backend.HandleNone)
+				granule(h, g, harness.HandleNone)
 				By("mapping memory of " + g.String() + " without cuMemSetAccess, then reading it with a kernel in a helper")
 				res := runProbes(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{}}, Fill: -1,
 					Probes: []probeReq{{Range: 0, Device: int(g.Ordinal)}}})
 				Expect(res).NotTo(BeEmpty(), "probe results from the helper on %s", g)
-				Expect(res[0].Access).To(Equal(backend.ProtNone), "cuMemGetAccess(%s) after cuMemMap, before cuMemSetAccess", g)
+				Expect(res[0].Access).To(Equal(harness.ProtNone), "cuMemGetAccess(%s) after cuMemMap, before cuMemSetAccess", g)
 				expectFault(res, 0, fmt.Sprintf("kernel on %s reading a mapping without access", g))
 				h.ExpectHealthy(ctx, g)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: vmm.read-only-access
@@ -58,16 +56,16 @@ var _ = Describe("vmm: access to a mapping", func() {
 			access"); observed on H200: store → 700.
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("lets a kernel on %s read but not write a PROT_READ mapping of its memory", g),
+		It(fmt.Sprintf("of %s's memory set PROT_READ lets a kernel on %s read but not write it", g, g),
 			harness.GPULabels("vmm.read-only-access", g, harness.ProcessMulti), func(ctx SpecContext) {
-				granule(h, g, backend.HandleNone)
+				granule(h, g, harness.HandleNone)
 				By("filling through a read-write range, then loading and storing through a read-only range of the same memory")
-				res := runProbes(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{[]backend.Access{rw(g)}}, {[]backend.Access{ro(g)}}},
+				res := runProbes(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{[]harness.Access{rw(g)}}, {[]harness.Access{ro(g)}}},
 					Fill: 0, Seed: uint32(harness.Seed("vmm.read-only-access", g)),
 					Probes: []probeReq{{Range: 1, Device: int(g.Ordinal)}, {Range: 1, Device: int(g.Ordinal), Store: true}}})
 				expectReadOnly(res, fmt.Sprintf("%s on a PROT_READ mapping of its own memory", g))
 				h.ExpectHealthy(ctx, g)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: vmm.access-is-per-range
@@ -80,20 +78,20 @@ var _ = Describe("vmm: access to a mapping", func() {
 			virtual address range").
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("keeps a second mapping of the same memory on %s inaccessible when access is set on the first only", g),
+		It(fmt.Sprintf("with access set gives none to a second mapping of the same memory on %s", g),
 			harness.GPULabels("vmm.access-is-per-range", g, harness.ProcessMulti), func(ctx SpecContext) {
-				granule(h, g, backend.HandleNone)
+				granule(h, g, harness.HandleNone)
 				By("mapping one allocation twice, granting read-write on the first range only")
-				res := runProbes(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{[]backend.Access{rw(g)}}, {}},
+				res := runProbes(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{[]harness.Access{rw(g)}}, {}},
 					Fill: 0, Seed: uint32(harness.Seed("vmm.access-is-per-range", g)),
 					Probes: []probeReq{{Range: 0, Device: int(g.Ordinal)}, {Range: 1, Device: int(g.Ordinal)}}})
 				Expect(res).To(HaveLen(2), "probes run on %s (the first must complete)", g)
 				Expect(res[0].Code).To(BeZero(), "kernel on %s reading the range with access: %s", g, res[0])
 				Expect(res[0].Verdict.Mismatches).To(BeZero(), "data read on %s through the range with access: %s", g, res[0].Verdict)
-				Expect(res[1].Access).To(Equal(backend.ProtNone), "cuMemGetAccess(%s) on the second range", g)
+				Expect(res[1].Access).To(Equal(harness.ProtNone), "cuMemGetAccess(%s) on the second range", g)
 				expectFault(res, 1, fmt.Sprintf("kernel on %s reading the second mapping, which has no access", g))
 				h.ExpectHealthy(ctx, g)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 
 	for _, p := range harness.Pairs() {
@@ -105,17 +103,17 @@ var _ = Describe("vmm: access to a mapping", func() {
 			Source: CUDA Driver API CUmemAccess_flags.
 			Applies to: pairs where cuDeviceCanAccessPeer(B, A)=1.
 		*/
-		It(fmt.Sprintf("lets a kernel on %s read but not write %s's memory mapped PROT_READ for it (%s)", p.B, p.A, p),
+		It(fmt.Sprintf("of %s's memory set PROT_READ for %s lets a kernel on %s read but not write it (%s)", p.A, p.B, p.B, p),
 			harness.PairLabels("vmm.read-only-access", p, harness.ProcessMulti), func(ctx SpecContext) {
-				granule(h, p.A, backend.HandleNone)
+				granule(h, p.A, harness.HandleNone)
 				h.RequirePeerAccess(p.Reverse())
 				By(fmt.Sprintf("granting %s read-write and %s read-only on one range of %s's memory", p.A, p.B, p.A))
-				res := runProbes(ctx, h, faultReq{Owner: int(p.A.Ordinal), Ranges: []rangeReq{{[]backend.Access{rw(p.A), ro(p.B)}}},
+				res := runProbes(ctx, h, faultReq{Owner: int(p.A.Ordinal), Ranges: []rangeReq{{[]harness.Access{rw(p.A), ro(p.B)}}},
 					Fill: 0, Seed: uint32(harness.Seed("vmm.read-only-access", p.ID())),
 					Probes: []probeReq{{Range: 0, Device: int(p.B.Ordinal)}, {Range: 0, Device: int(p.B.Ordinal), Store: true}}})
 				expectReadOnly(res, fmt.Sprintf("%s on %s's memory mapped PROT_READ for it", p.B, p.A))
 				h.ExpectHealthy(ctx, p.A, p.B)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 
@@ -124,7 +122,7 @@ var _ = Describe("vmm: access to a mapping", func() {
 func expectReadOnly(res []probeResult, what string) {
 	GinkgoHelper()
 	Expect(res).NotTo(BeEmpty(), "probe results for %s", what)
-	Expect(res[0].Access).To(Equal(backend.ProtRead), "cuMemGetAccess for %s", what)
+	Expect(res[0].Access).To(Equal(harness.ProtRead), "cuMemGetAccess for %s", what)
 	Expect(res[0].Code).To(BeZero(), "kernel load by %s: %s", what, res[0])
 	Expect(res[0].Verdict.Mismatches).To(BeZero(), "data loaded by %s: %s", what, res[0].Verdict)
 	expectFault(res, 1, "kernel store by "+what)

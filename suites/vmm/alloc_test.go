@@ -10,22 +10,26 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 )
 
-// physical is memory made with cuMemCreate. release is idempotent, so a spec
-// that releases on purpose and the cleanup that releases on every other path
-// never release twice (cuMemRelease of a dead handle is undefined).
+// The helper processes' roles (fault_role_test.go, import_role_test.go) have
+// no fixture: they make and release VMM objects with the driver they are
+// given, through physical and vaRange. Specs use the fixture's
+// harness.Physical and harness.AddressRange instead.
+
+// physical is memory made with cuMemCreate. release is idempotent, so a role
+// that releases on purpose and the unwinding that releases on every other
+// path never release twice (cuMemRelease of a dead handle is undefined).
 type physical struct {
-	b        backend.Backend
-	owner    backend.Device
+	b        harness.Driver
+	owner    harness.Device
 	size     uint64
-	handle   backend.AllocHandle
+	handle   harness.AllocHandle
 	released bool
 }
 
-func createPhysical(b backend.Backend, owner backend.Device, size uint64, types backend.HandleTypes) (*physical, error) {
-	h, err := b.MemCreate(owner, size, backend.AllocProp{Device: owner, HandleTypes: types})
+func createPhysical(b harness.Driver, owner harness.Device, size uint64, types harness.HandleTypes) (*physical, error) {
+	h, err := b.MemCreate(owner, size, harness.AllocProp{Device: owner, HandleTypes: types})
 	if err != nil {
 		return nil, fmt.Errorf("cuMemCreate(%d bytes on GPU%d, handle types %d): %w", size, int(owner), types, err)
 	}
@@ -46,15 +50,15 @@ func (p *physical) release() error {
 // vaRange is reserved address space with at most one mapping. free unmaps
 // what is still mapped and returns the reservation.
 type vaRange struct {
-	b      backend.Backend
-	dev    backend.Device // whose context the calls run in
-	ptr    backend.DevicePtr
+	b      harness.Driver
+	dev    harness.Device // whose context the calls run in
+	ptr    harness.DevicePtr
 	size   uint64
 	mapped bool
 	freed  bool
 }
 
-func reserve(b backend.Backend, dev backend.Device, size uint64) (*vaRange, error) {
+func reserve(b harness.Driver, dev harness.Device, size uint64) (*vaRange, error) {
 	p, err := b.AddressReserve(dev, size, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cuMemAddressReserve(%d bytes) with GPU%d: %w", size, int(dev), err)
@@ -62,7 +66,7 @@ func reserve(b backend.Backend, dev backend.Device, size uint64) (*vaRange, erro
 	return &vaRange{b: b, dev: dev, ptr: p, size: size}, nil
 }
 
-func (r *vaRange) mapTo(h backend.AllocHandle) error {
+func (r *vaRange) mapTo(h harness.AllocHandle) error {
 	if err := r.b.MemMap(r.dev, r.ptr, r.size, h); err != nil {
 		return fmt.Errorf("cuMemMap(0x%x, %d bytes) with GPU%d: %w", uint64(r.ptr), r.size, int(r.dev), err)
 	}
@@ -70,14 +74,14 @@ func (r *vaRange) mapTo(h backend.AllocHandle) error {
 	return nil
 }
 
-func (r *vaRange) setAccess(access ...backend.Access) error {
+func (r *vaRange) setAccess(access ...harness.Access) error {
 	if err := r.b.MemSetAccess(r.dev, r.ptr, r.size, access); err != nil {
 		return fmt.Errorf("cuMemSetAccess(0x%x, %s) with GPU%d: %w", uint64(r.ptr), describeAccess(access), int(r.dev), err)
 	}
 	return nil
 }
 
-func (r *vaRange) access(location backend.Device) (backend.AccessFlags, error) {
+func (r *vaRange) access(location harness.Device) (harness.AccessFlags, error) {
 	f, err := r.b.MemGetAccess(r.dev, location, r.ptr)
 	if err != nil {
 		return 0, fmt.Errorf("cuMemGetAccess(GPU%d, 0x%x): %w", int(location), uint64(r.ptr), err)
@@ -108,44 +112,26 @@ func (r *vaRange) free() error {
 	return err
 }
 
-func describeAccess(access []backend.Access) string {
-	s := ""
-	for i, a := range access {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("GPU%d %s", int(a.Device), a.Flags)
-	}
-	return "[" + s + "]"
-}
+func describeAccess(access []harness.Access) string { return harness.DescribeAccess(access) }
 
 // granule is g's minimum allocation granularity for pinned memory on g with
 // the given handle types; it skips where g has no VMM.
-func granule(h *harness.Harness, g harness.GPU, types backend.HandleTypes) uint64 {
+func granule(h *harness.Harness, g harness.GPU, types harness.HandleTypes) uint64 {
 	GinkgoHelper()
-	h.RequireAttribute(g, backend.AttrVirtualMemoryManagementSupported, 1)
-	gran, err := h.B().Granularity(g.Ordinal, backend.AllocProp{Device: g.Ordinal, HandleTypes: types}, false)
-	harness.ExpectNoError(err, "cuMemGetAllocationGranularity(MINIMUM) on %s", g)
-	return gran
+	h.RequireAttribute(g, harness.AttrVirtualMemoryManagementSupported, 1)
+	return h.Granularity(g, types, false)
 }
 
 // mustCreate creates size bytes on g, released after the spec unless the
 // spec released them.
-func mustCreate(h *harness.Harness, g harness.GPU, size uint64, types backend.HandleTypes) *physical {
+func mustCreate(h *harness.Harness, g harness.GPU, size uint64, types harness.HandleTypes) *harness.Physical {
 	GinkgoHelper()
-	p, err := createPhysical(h.B(), g.Ordinal, size, types)
-	harness.ExpectNoError(err, "create physical memory on %s", g)
-	DeferCleanup(p.release)
-	return p
+	return h.MemCreate(g, size, types)
 }
 
 // mustMap reserves a range in g's context and maps p there; it is unmapped
 // and freed after the spec unless the spec did it.
-func mustMap(h *harness.Harness, g harness.GPU, p *physical) *vaRange {
+func mustMap(h *harness.Harness, g harness.GPU, p *harness.Physical) *harness.AddressRange {
 	GinkgoHelper()
-	r, err := reserve(h.B(), g.Ordinal, p.size)
-	harness.ExpectNoError(err, "reserve address space for %s", g)
-	DeferCleanup(r.free)
-	harness.ExpectNoError(r.mapTo(p.handle), "map GPU%d's memory", int(p.owner))
-	return r
+	return h.MapNew(g, p)
 }

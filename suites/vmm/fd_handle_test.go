@@ -6,18 +6,15 @@ package vmm_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
-var _ = Describe("vmm: POSIX file descriptor handles", func() {
+var _ = Describe("vmm: a POSIX file descriptor handle", func() {
 	h := harness.New()
 
 	/*
@@ -49,23 +46,23 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 		By("killing the importer while it maps the allocation; the exporter unmaps and releases it")
 		imp.hp.Kill()
 		Expect(h.WaitHelper(ctx, imp.hp)).To(MatchError(harness.ErrHelperKilled), "importer after SIGKILL")
-		harness.ExpectNoError(e.r.unmap(), "exporter's cuMemUnmap on %s after the importer was killed", a)
-		harness.ExpectNoError(e.p.release(), "exporter's cuMemRelease on %s after the importer was killed", a)
+		e.r.Unmap()
+		e.p.Release()
 		h.ExpectFreeMemoryBackTo(ctx, a, e.baseline, "the importer was killed and the exporter unmapped and released")
 	}
 
 	for _, g := range harness.GPUs() {
-		It(fmt.Sprintf("shares memory of %s with another process through a POSIX fd sent with SCM_RIGHTS", g),
+		It(fmt.Sprintf("shares memory of %s with another process when sent with SCM_RIGHTS", g),
 			harness.GPULabels("vmm.fd-export-import", g, harness.ProcessMulti), func(ctx SpecContext) {
 				fdExportImport(ctx, g, g, uint32(harness.Seed("vmm.fd-export-import", g)))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 	for _, p := range harness.Pairs() {
-		It(fmt.Sprintf("shares memory of %s with a process on %s through a POSIX fd sent with SCM_RIGHTS (%s)", p.A, p.B, p),
+		It(fmt.Sprintf("shares memory of %s with a process on %s when sent with SCM_RIGHTS (%s)", p.A, p.B, p),
 			harness.PairLabels("vmm.fd-export-import", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p.Reverse())
 				fdExportImport(ctx, p.A, p.B, uint32(harness.Seed("vmm.fd-export-import", p.ID())))
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 
 	for _, g := range harness.GPUs() {
@@ -78,11 +75,11 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 			an fd of the importing process); observed on H200: 999 UNKNOWN.
 			Applies to: GPUs with HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("refuses to import the bare number of an exported descriptor of %s", g),
+		It(fmt.Sprintf("of %s cannot be imported from the bare number of the descriptor", g),
 			harness.GPULabels("vmm.fd-number-is-not-a-handle", g, harness.ProcessMulti), func(ctx SpecContext) {
 				size := posixGranule(h, g)
-				p := mustCreate(h, g, size, backend.HandlePosix)
-				f := exportFD(h, g, p)
+				p := mustCreate(h, g, size, harness.HandlePosix)
+				f := h.ExportFD(p)
 				imp := startImporter(ctx, h)
 
 				By(fmt.Sprintf("sending only the number %d as JSON", f.Fd()))
@@ -92,7 +89,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				harness.Finding("cuMemImportFromShareableHandle(bare fd number)", cuerr.Result(rep.Code).Error(), g.String())
 				imp.exit(ctx, h)
 				harness.ExpectNoError(f.Close(), "close the exported fd on %s", g)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 
 		/*
 			ID: vmm.import-outlives-exporter-release
@@ -112,10 +109,10 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				fds := e.sendTo(imp, g)
 
 				By("unmapping and releasing on the exporter's side")
-				harness.ExpectNoError(e.r.unmap(), "exporter's cuMemUnmap on %s", g)
-				harness.ExpectNoError(e.p.release(), "exporter's cuMemRelease on %s", g)
-				Expect(h.FreeMemory(g)).To(BeNumerically("<=", e.baseline-e.p.size),
-					"free memory on %s while only the importer maps the %d bytes (baseline %d)", g, e.p.size, e.baseline)
+				e.r.Unmap()
+				e.p.Release()
+				Expect(h.FreeMemory(g)).To(BeNumerically("<=", e.baseline-e.p.Size),
+					"free memory on %s while only the importer maps the %d bytes (baseline %d)", g, e.p.Size, e.baseline)
 
 				By("reading every word in the importer, then unmapping there")
 				rep := imp.do(importCmd{Op: opVerify, Device: int(g.Ordinal), Seed: seed})
@@ -126,7 +123,7 @@ var _ = Describe("vmm: POSIX file descriptor handles", func() {
 				Expect(rep.FDs).To(Equal(fds), "the importer's open descriptors after unmapping and releasing the import")
 				imp.exit(ctx, h)
 				h.ExpectFreeMemoryBackTo(ctx, g, e.baseline, "both sides unmapped and released")
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 
@@ -136,8 +133,8 @@ type export struct {
 	h        *harness.Harness
 	g        harness.GPU
 	w        *harness.GPUWork
-	p        *physical
-	r        *vaRange
+	p        *harness.Physical
+	r        *harness.AddressRange
 	baseline uint64 // free memory before the allocation
 }
 
@@ -145,17 +142,15 @@ func newExport(ctx context.Context, h *harness.Harness, g harness.GPU, seed uint
 	GinkgoHelper()
 	size := posixGranule(h, g)
 	e := &export{h: h, g: g, w: h.GPUWork(g)}
-	r, err := reserve(h.B(), g.Ordinal, size)
-	harness.ExpectNoError(err, "reserve address space on %s", g)
-	DeferCleanup(r.free)
+	r := h.AddressReserve(g, size)
 	warmUp(ctx, h, e.w, g, r)
 	e.r, e.baseline = r, h.FreeMemory(g)
 
 	By(fmt.Sprintf("creating %d bytes on %s for POSIX fd export, mapping and filling them", size, g))
-	e.p = mustCreate(h, g, size, backend.HandlePosix)
-	harness.ExpectNoError(r.mapTo(e.p.handle), "map on %s", g)
-	harness.ExpectNoError(r.setAccess(rw(g)), "grant %s", g)
-	harness.ExpectNoError(e.w.Fill(ctx, r.ptr, size/4, seed), "fill on %s", g)
+	e.p = mustCreate(h, g, size, harness.HandlePosix)
+	r.Map(e.p)
+	r.SetAccess(rw(g))
+	harness.ExpectNoError(e.w.Fill(ctx, r.Ptr, size/4, seed), "fill on %s", g)
 	return e
 }
 
@@ -168,13 +163,13 @@ func (e *export) sendTo(imp *importerHelper, dev harness.GPU) (importerFDs int) 
 	GinkgoHelper()
 	By(fmt.Sprintf("exporting a POSIX fd and sending it with SCM_RIGHTS; the importer imports, maps and grants %s", dev))
 	fds := countFDs()
-	f := exportFD(e.h, e.g, e.p)
-	rep := imp.importFD(int(f.Fd()), importCmd{Device: int(dev.Ordinal), Size: e.p.size})
+	f := e.h.ExportFD(e.p)
+	rep := imp.importFD(int(f.Fd()), importCmd{Device: int(dev.Ordinal), Size: e.p.Size})
 	harness.ExpectNoError(f.Close(), "close the exported fd after sending it")
 	Expect(countFDs()).To(Equal(fds), "the exporter's open descriptors after exporting, sending and closing the fd")
 	Expect(rep.FDsClosed).To(Equal(rep.FDsImported-1), "the importer's open descriptors after importing, before and after closing the received fd")
 	Expect(rep.Code).To(BeZero(), "import and map on %s of %s's memory: %s", dev, e.g, rep.Error)
-	Expect(rep.Access).To(Equal(backend.ProtReadWrite), "cuMemGetAccess(%s) in the importer after granting", dev)
+	Expect(rep.Access).To(Equal(harness.ProtReadWrite), "cuMemGetAccess(%s) in the importer after granting", dev)
 	return rep.FDs
 }
 
@@ -182,25 +177,14 @@ func (e *export) sendTo(imp *importerHelper, dev harness.GPU) (importerFDs int) 
 // holds PatternWord(seed, i).
 func (e *export) expectWords(ctx context.Context, seed uint32, what string) {
 	GinkgoHelper()
-	v, err := e.w.Verify(ctx, e.r.ptr, e.p.size/4, seed)
+	v, err := e.w.Verify(ctx, e.r.Ptr, e.p.Size/4, seed)
 	harness.ExpectNoError(err, "kernel on %s reading its mapping", e.g)
 	Expect(v.Mismatches).To(BeZero(), "%s, read by the exporter on %s: %s", what, e.g, v)
 }
 
 func posixGranule(h *harness.Harness, g harness.GPU) uint64 {
 	GinkgoHelper()
-	size := granule(h, g, backend.HandlePosix)
-	h.RequireAttribute(g, backend.AttrHandleTypePosixFDSupported, 1)
+	size := granule(h, g, harness.HandlePosix)
+	h.RequireAttribute(g, harness.AttrHandleTypePosixFDSupported, 1)
 	return size
-}
-
-// exportFD exports p as a POSIX fd; the descriptor is closed after the spec
-// on every path (closing it again is harmless).
-func exportFD(h *harness.Harness, g harness.GPU, p *physical) *os.File {
-	GinkgoHelper()
-	fd, err := h.B().ExportFD(g.Ordinal, p.handle)
-	harness.ExpectNoError(err, "cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR) on %s", g)
-	f := os.NewFile(uintptr(fd), "vmm-export")
-	DeferCleanup(func() { _ = f.Close() })
-	return f
 }

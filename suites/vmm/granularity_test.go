@@ -5,17 +5,15 @@ package vmm_test
 
 import (
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
-var _ = Describe("vmm: allocation granularity", func() {
+var _ = Describe("vmm: cuMemGetAllocationGranularity", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -30,16 +28,13 @@ var _ = Describe("vmm: allocation granularity", func() {
 			cuMemGetAllocationGranularity.
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
-		It(fmt.Sprintf("reports a non-zero granularity on %s and refuses cuMemCreate of a size that is not a multiple of it", g),
+		It(fmt.Sprintf("reports a non-zero granularity on %s, and cuMemCreate refuses a size that is not a multiple of it", g),
 			harness.GPULabels("vmm.granularity", g), func(ctx SpecContext) {
-				h.RequireAttribute(g, backend.AttrVirtualMemoryManagementSupported, 1)
-				prop := backend.AllocProp{Device: g.Ordinal}
+				h.RequireAttribute(g, harness.AttrVirtualMemoryManagementSupported, 1)
 
 				By("querying the minimum and recommended granularity on " + g.String())
-				minimum, err := h.B().Granularity(g.Ordinal, prop, false)
-				harness.ExpectNoError(err, "cuMemGetAllocationGranularity(MINIMUM) on %s", g)
-				recommended, err := h.B().Granularity(g.Ordinal, prop, true)
-				harness.ExpectNoError(err, "cuMemGetAllocationGranularity(RECOMMENDED) on %s", g)
+				minimum := h.Granularity(g, harness.HandleNone, false)
+				recommended := h.Granularity(g, harness.HandleNone, true)
 				harness.Claim("cuda", "granularity.minimum", minimum, g.String())
 				harness.Claim("cuda", "granularity.recommended", recommended, g.String())
 				Expect(minimum).To(BeNumerically(">", 0), "minimum granularity on %s", g)
@@ -49,12 +44,9 @@ var _ = Describe("vmm: allocation granularity", func() {
 
 				odd := minimum + max(minimum/2, 1) // one and a half granules
 				By(fmt.Sprintf("creating %d bytes, not a multiple of %d, on %s", odd, minimum, g))
-				hnd, err := h.B().MemCreate(g.Ordinal, odd, prop)
-				if err == nil {
-					DeferCleanup(h.B().MemRelease, g.Ordinal, hnd)
-				}
+				_, err := h.TryMemCreate(g, odd, harness.HandleNone)
 				Expect(err).To(harness.MatchCUDAError(cuerr.InvalidValue),
 					"cuMemCreate(%d bytes) on %s with minimum granularity %d", odd, g, minimum)
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })

@@ -6,16 +6,14 @@ package vmm_test
 import (
 	"context"
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 )
 
-var _ = Describe("vmm: releasing a handle", func() {
+var _ = Describe("vmm: the driver", func() {
 	h := harness.New()
 
 	for _, g := range harness.GPUs() {
@@ -31,50 +29,46 @@ var _ = Describe("vmm: releasing a handle", func() {
 		*/
 		It(fmt.Sprintf("keeps memory on %s alive after cuMemRelease until the last cuMemUnmap", g),
 			harness.GPULabels("vmm.release-while-mapped", g), func(ctx SpecContext) {
-				size := granule(h, g, backend.HandleNone)
+				size := granule(h, g, harness.HandleNone)
 				n, seed := size/4, uint32(harness.Seed("vmm.release-while-mapped", g))
 				w := h.GPUWork(g)
-				r, err := reserve(h.B(), g.Ordinal, size)
-				harness.ExpectNoError(err, "reserve address space on %s", g)
-				DeferCleanup(r.free)
+				r := h.AddressReserve(g, size)
 				warmUp(ctx, h, w, g, r)
 				baseline := h.FreeMemory(g)
 
 				By(fmt.Sprintf("creating, mapping and filling %d bytes on %s", size, g))
-				p := mustCreate(h, g, size, backend.HandleNone)
-				harness.ExpectNoError(r.mapTo(p.handle), "map on %s", g)
-				harness.ExpectNoError(r.setAccess(backend.Access{Device: g.Ordinal, Flags: backend.ProtReadWrite}), "grant %s", g)
-				harness.ExpectNoError(w.Fill(ctx, r.ptr, n, seed), "fill the mapping on %s", g)
+				p := mustCreate(h, g, size, harness.HandleNone)
+				r.Map(p)
+				r.SetAccess(harness.Access{Device: g.Ordinal, Flags: harness.ProtReadWrite})
+				harness.ExpectNoError(w.Fill(ctx, r.Ptr, n, seed), "fill the mapping on %s", g)
 
 				By("releasing the handle while the range is still mapped")
-				harness.ExpectNoError(p.release(), "cuMemRelease while mapped on %s", g)
+				p.Release()
 				Expect(h.FreeMemory(g)).To(BeNumerically("<=", baseline-size),
 					"free memory on %s right after cuMemRelease of a mapped %d-byte allocation (baseline %d): the memory must still be held", g, size, baseline)
-				v, err := w.Verify(ctx, r.ptr, n, seed)
+				v, err := w.Verify(ctx, r.Ptr, n, seed)
 				harness.ExpectNoError(err, "read the released-but-mapped range on %s", g)
 				Expect(v.Mismatches).To(BeZero(), "data read on %s after cuMemRelease while mapped: %s", g, v)
 
 				By("unmapping the last mapping")
-				harness.ExpectNoError(r.unmap(), "cuMemUnmap after cuMemRelease on %s", g)
+				r.Unmap()
 				h.ExpectFreeMemoryBackTo(ctx, g, baseline, "cuMemUnmap of the last mapping of a released allocation")
-			}, SpecTimeout(time.Minute))
+			}, harness.Timeout(0.5))
 	}
 })
 
 // warmUp runs one whole create, map, grant, fill, verify, unmap and release
 // cycle at r, so the kernels are loaded and the range's page tables exist
 // before a spec reads its free-memory baseline.
-func warmUp(ctx context.Context, h *harness.Harness, w *harness.GPUWork, g harness.GPU, r *vaRange) {
+func warmUp(ctx context.Context, h *harness.Harness, w *harness.GPUWork, g harness.GPU, r *harness.AddressRange) {
 	GinkgoHelper()
 	By("warming up: one VMM cycle and the kernels on " + g.String())
-	p, err := createPhysical(h.B(), g.Ordinal, r.size, backend.HandleNone)
-	harness.ExpectNoError(err, "warm-up on %s", g)
-	DeferCleanup(p.release)
-	harness.ExpectNoError(r.mapTo(p.handle), "warm-up map on %s", g)
-	harness.ExpectNoError(r.setAccess(backend.Access{Device: g.Ordinal, Flags: backend.ProtReadWrite}), "warm-up on %s", g)
-	harness.ExpectNoError(w.Fill(ctx, r.ptr, r.size/4, 1), "warm-up fill on %s", g)
-	_, err = w.Verify(ctx, r.ptr, r.size/4, 1)
+	p := h.MemCreate(g, r.Size, harness.HandleNone)
+	r.Map(p)
+	r.SetAccess(harness.Access{Device: g.Ordinal, Flags: harness.ProtReadWrite})
+	harness.ExpectNoError(w.Fill(ctx, r.Ptr, r.Size/4, 1), "warm-up fill on %s", g)
+	_, err := w.Verify(ctx, r.Ptr, r.Size/4, 1)
 	harness.ExpectNoError(err, "warm-up verify on %s", g)
-	harness.ExpectNoError(r.unmap(), "warm-up unmap on %s", g)
-	harness.ExpectNoError(p.release(), "warm-up release on %s", g)
+	r.Unmap()
+	p.Release()
 }

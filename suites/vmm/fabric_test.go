@@ -59,7 +59,7 @@ var _ = Describe("vmm: FABRIC handles", func() {
 					}
 					harness.Finding("importer's kernel read", cuerr.Result(rep.Code).Error(), read)
 				}
-				imp.exit(ctx, h)
+				imp.exit(ctx)
 			}, SpecTimeout(time.Minute))
 	}
 })

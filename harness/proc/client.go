@@ -10,8 +10,8 @@ import (
 )
 
 // Client is the spec's end of a helper serving a Role: it sends typed
-// requests and receives typed replies. The embedded Helper is the process
-// (Kill, Wait, Close, Pid, LastStep).
+// requests and receives typed replies, one call at a time. The embedded
+// Helper is the process (Kill, Wait, Close, Pid, LastStep).
 type Client[Req, Rep any] struct {
 	*Helper
 }

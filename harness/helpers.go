@@ -11,6 +11,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/p2pconf/p2pconf/harness/cuerr"
 	"github.com/p2pconf/p2pconf/harness/proc"
 	"github.com/p2pconf/p2pconf/kernels"
 )
@@ -18,12 +19,17 @@ import (
 // Helper processes (DESIGN.md §4), re-exported so suites need not import
 // harness/proc. See package proc for the protocol.
 type (
-	// Helper is a running helper process seen from the spec.
-	Helper = proc.Helper
-	// HelperConn is the role's end of the channel (and the spec's, embedded
-	// in Helper).
-	HelperConn = proc.Conn
-	// HelperOptions configure a helper (deadline, environment, arguments).
+	// RoleServer answers a role's requests in the helper process. A server
+	// that holds something to release implements End(ctx) error, called when
+	// the spec ends the session.
+	RoleServer[Req, Rep any] = proc.Server[Req, Rep]
+	// RoleSession is the helper's end of the channel: Step names the phase
+	// the role is in, RecvFD takes the descriptor a request carries.
+	RoleSession = proc.Session
+	// RoleClient is the spec's end: Call, CallFD, End, and the process
+	// (Kill, Wait, Close, Pid, Dir, LastStep).
+	RoleClient[Req, Rep any] = proc.Client[Req, Rep]
+	// HelperOptions configure a helper (deadline, environment, output).
 	HelperOptions = proc.Options
 	// HelperError is how a helper ended when it did not succeed.
 	HelperError = proc.Error
@@ -37,38 +43,56 @@ var (
 	ErrHelperKilled   = proc.ErrKilled
 )
 
-// RegisterHelper registers a helper role and returns its name. Call it in a
-// package-level var of the suite's test package:
+// Role is a helper role whose requests are Req and replies Rep.
+type Role[Req, Rep any] struct{ role proc.Role[Req, Rep] }
+
+// RegisterRole registers a helper role and returns it. Call it in a
+// package-level var of the suite's test package. In the helper process, open
+// is called once with the helper's Driver (the same backend and
+// configuration as the spec's: the helper inherits its environment) and
+// returns the server of every request:
 //
-//	var faultRole = harness.RegisterHelper("access.fault-on-peer", faultOnPeer)
-func RegisterHelper(name string, fn func(ctx context.Context, c *HelperConn) error) string {
-	return proc.Register(name, fn)
+//	var probeRole = harness.RegisterRole("access.peer-probe",
+//		func(d harness.Driver) harness.RoleServer[probeReq, probeRep] { return peerProbe{d} })
+//
+// The server uses the Driver directly and releases what it takes (in End);
+// the process exits right after the role.
+func RegisterRole[Req, Rep any](name string, open func(d Driver) RoleServer[Req, Rep]) Role[Req, Rep] {
+	return Role[Req, Rep]{proc.Register(name, func(_ context.Context, s *RoleSession) (RoleServer[Req, Rep], error) {
+		s.Step("open the machine")
+		m, err := OpenMachine()
+		if err != nil {
+			return nil, fmt.Errorf("open the machine in helper %s: %w", name, err)
+		}
+		return open(m.Backend), nil
+	})}
 }
 
-// HelperBackendMachine opens the machine inside a helper process (the same
-// configuration as the parent: the helper inherits its environment). Roles
-// use its Backend directly and release what they take; the process exits
-// right after the role.
-func HelperBackendMachine() (*Machine, error) { return OpenMachine() }
+// Name is the role's registered name.
+func (r Role[Req, Rep]) Name() string { return r.role.Name() }
 
-// StartHelper starts a helper running role for this spec. Its output goes to
-// GinkgoWriter. After the spec (DeferCleanup) the helper is killed if it
-// still runs, reaped, its connection closed and its private directory
-// removed; the cleanup fails the spec if the directory or the process is
-// left behind. The helper also dies when ctx ends (pass the SpecContext).
-func (h *Harness) StartHelper(ctx context.Context, role string, opts HelperOptions) *Helper {
+// Start starts a helper serving r, one of the spec's resources like those h
+// hands out. Its output goes to GinkgoWriter. After the spec (DeferCleanup)
+// the helper is killed if it still runs, reaped, its connection closed and
+// its private directory removed; the cleanup fails the spec if the directory
+// or the process is left behind. The helper also dies when ctx ends (pass
+// the SpecContext).
+func (r Role[Req, Rep]) Start(ctx context.Context, h *Harness, opts HelperOptions) *RoleClient[Req, Rep] {
 	GinkgoHelper()
+	if h.b == nil {
+		Fail(fmt.Sprintf("start helper %s outside a spec: the fixture holds no machine", r.Name()))
+	}
 	if opts.Output == nil {
 		opts.Output = GinkgoWriter
 	}
-	hp, err := proc.Start(ctx, role, opts)
-	ExpectNoError(err, "start helper %s", role)
-	DeferCleanup(func() error { return closeHelper(hp) })
-	return hp
+	c, err := r.role.Start(ctx, opts)
+	ExpectNoError(err, "start helper %s", r.Name())
+	DeferCleanup(func() error { return closeHelper(c.Helper) })
+	return c
 }
 
 // closeHelper stops and reaps a helper and checks nothing of it is left.
-func closeHelper(hp *Helper) error {
+func closeHelper(hp *proc.Helper) error {
 	err := hp.Close()
 	select {
 	case <-hp.Exited():
@@ -84,22 +108,27 @@ func closeHelper(hp *Helper) error {
 	return nil
 }
 
-// WaitHelper waits for hp to finish and returns how it ended (nil on
-// success, a *HelperError otherwise), bounded by ctx.
-func (h *Harness) WaitHelper(ctx context.Context, hp *Helper) error {
-	return hp.Wait(ctx)
+// DriverAnswer is the part of a role's reply that carries a driver call's
+// outcome when the spec asserts on it (an expected failure, a fault): an
+// error the role returned would end the helper instead.
+type DriverAnswer struct {
+	Code  int32  `json:"code"` // the CUDA result; 0 for success
+	Error string `json:"error,omitempty"`
 }
 
-// RecvFromHelper receives hp's next message into v (bounded by the helper's
-// deadline). When none comes, it fails the spec with what explains, the
-// receive error and how the helper ended (its role's error with the CUDA
-// code, its last step): the receive error alone only says that the
-// connection closed.
-func (h *Harness) RecvFromHelper(ctx context.Context, hp *Helper, v any, explain string, args ...any) {
-	GinkgoHelper()
-	if err := hp.Recv(v); err != nil {
-		Fail(fmt.Sprintf("%s: %v; %v", fmt.Sprintf(explain, args...), err, hp.Wait(ctx)))
+// Record keeps err in the answer when it is the driver's: a CUDA result.
+// Any other error (a timeout, a protocol or setup error) means the role
+// cannot tell what the driver did; Record returns it, to end the role.
+func (a *DriverAnswer) Record(err error) error {
+	if err == nil {
+		return nil
 	}
+	code, ok := cuerr.Code(err)
+	if !ok || errors.Is(err, ErrTimeout) {
+		return err
+	}
+	a.Code, a.Error = int32(code), err.Error()
+	return nil
 }
 
 // ExpectHealthy checks, after a helper's expected fault, that this

@@ -5,7 +5,6 @@ package access_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -23,7 +21,8 @@ import (
 // process (DESIGN.md §4). The role reports what the access did as data; it
 // fails only when it cannot tell (a setup error, a kernel that neither
 // completes nor faults before the deadline).
-var probeRole = harness.RegisterHelper("access.peer-probe", runPeerProbe)
+var probeRole = harness.RegisterRole("access.peer-probe",
+	func(d harness.Driver) harness.RoleServer[probeReq, probeRep] { return peerProbe{d} })
 
 // helperDeadline bounds one probe helper.
 const helperDeadline = 30 * time.Second
@@ -48,10 +47,8 @@ type probeRep struct {
 	// Before is what the read before the disable found (nil when Before
 	// was not asked).
 	Before *harness.Verdict `json:"before,omitempty"`
-	// Code is the CUDA result of the probe (0: the kernel completed) and
-	// Error its text.
-	Code  int32  `json:"code"`
-	Error string `json:"error,omitempty"`
+	// DriverAnswer is the probe's CUDA result (0: the kernel completed).
+	harness.DriverAnswer
 	// Data is what a completed probe read, compared with the pattern.
 	Data harness.Verdict `json:"data"`
 }
@@ -63,78 +60,80 @@ func (r probeRep) String() string {
 	return "the kernel completed and read: " + r.Data.String()
 }
 
-// runPeerProbe reads with kernels.Verify, whose loads are the access under
-// test, on a stream of the accessor; the fill runs on a stream of the owner.
-// Nothing is released: the probe is expected to poison the accessor's
-// context, and the process exits right after the role.
-func runPeerProbe(ctx context.Context, c *harness.HelperConn) error {
-	var req probeReq
-	if err := c.Recv(&req); err != nil {
-		return err
-	}
-	m, err := harness.HelperBackendMachine()
+// peerProbe serves the probe role. It reads with kernels.Verify, whose loads
+// are the access under test, on a stream of the accessor; the fill runs on a
+// stream of the owner. Nothing is released: the probe is expected to poison
+// the accessor's context, and the process exits right after the role.
+type peerProbe struct{ b harness.Driver }
+
+func (p peerProbe) Serve(ctx context.Context, s *harness.RoleSession, req probeReq) (probeRep, error) {
+	acc, own, n := harness.Device(req.Accessor), harness.Device(req.Owner), uint64(req.Words)
+	buf, wa, err := p.prepare(ctx, s, req)
 	if err != nil {
-		return err
-	}
-	b := m.Backend
-	acc, own, n := backend.Device(req.Accessor), backend.Device(req.Owner), uint64(req.Words)
-	c.Step(fmt.Sprintf("fill GPU%d's buffer", own))
-	buf, err := b.Alloc(own, 4*n)
-	if err != nil {
-		return fmt.Errorf("alloc on GPU%d: %w", own, err)
-	}
-	wo, err := harness.NewGPUWork(b, own)
-	if err != nil {
-		return err
-	}
-	if err := wo.Fill(ctx, buf, n, req.Seed); err != nil {
-		return fmt.Errorf("fill on GPU%d: %w", own, err)
-	}
-	wa, err := harness.NewGPUWork(b, acc)
-	if err != nil {
-		return err
-	}
-	for _, e := range req.Enable {
-		c.Step(fmt.Sprintf("enable peer access GPU%d→GPU%d", e[0], e[1]))
-		if err := b.EnablePeerAccess(backend.Device(e[0]), backend.Device(e[1])); err != nil {
-			return fmt.Errorf("enable peer access GPU%d→GPU%d: %w", e[0], e[1], err)
-		}
+		return probeRep{}, err
 	}
 	var rep probeRep
 	if req.Before {
-		c.Step(fmt.Sprintf("kernel on GPU%d reads GPU%d's memory before the disable", acc, own))
+		s.Step(fmt.Sprintf("kernel on GPU%d reads GPU%d's memory before the disable", acc, own))
 		v, err := wa.Verify(ctx, buf, n, req.Seed)
 		if err != nil {
-			return fmt.Errorf("kernel on GPU%d reading GPU%d's memory with peer access enabled: %w", acc, own, err)
+			return rep, fmt.Errorf("kernel on GPU%d reading GPU%d's memory with peer access enabled: %w", acc, own, err)
 		}
 		rep.Before = &v
 	}
 	for _, d := range req.Disable {
-		c.Step(fmt.Sprintf("disable peer access GPU%d→GPU%d", d[0], d[1]))
-		if err := b.DisablePeerAccess(backend.Device(d[0]), backend.Device(d[1])); err != nil {
-			return fmt.Errorf("disable peer access GPU%d→GPU%d: %w", d[0], d[1], err)
+		s.Step(fmt.Sprintf("disable peer access GPU%d→GPU%d", d[0], d[1]))
+		if err := p.b.DisablePeerAccess(harness.Device(d[0]), harness.Device(d[1])); err != nil {
+			return rep, fmt.Errorf("disable peer access GPU%d→GPU%d: %w", d[0], d[1], err)
 		}
 	}
-	c.Step(fmt.Sprintf("probe: kernel on GPU%d reads GPU%d's memory", acc, own))
+	s.Step(fmt.Sprintf("probe: kernel on GPU%d reads GPU%d's memory", acc, own))
 	if rep.Data, err = wa.Verify(ctx, buf, n, req.Seed); err != nil {
-		code, ok := cuerr.Code(err)
-		if !ok || errors.Is(err, harness.ErrTimeout) {
-			return fmt.Errorf("the probe neither completed nor faulted: %w", err)
+		rep.Data = harness.Verdict{}
+		if err := rep.Record(err); err != nil {
+			return rep, fmt.Errorf("the probe neither completed nor faulted: %w", err)
 		}
-		rep.Code, rep.Error, rep.Data = int32(code), err.Error(), harness.Verdict{}
 	}
-	return c.Send(rep)
+	return rep, nil
+}
+
+// prepare fills the owner's buffer and enables the requested peer access,
+// and returns the buffer and the accessor's kernel stream.
+func (p peerProbe) prepare(ctx context.Context, s *harness.RoleSession, req probeReq) (harness.DevicePtr, *harness.GPUWork, error) {
+	acc, own, n := harness.Device(req.Accessor), harness.Device(req.Owner), uint64(req.Words)
+	s.Step(fmt.Sprintf("fill GPU%d's buffer", own))
+	buf, err := p.b.Alloc(own, 4*n)
+	if err != nil {
+		return 0, nil, fmt.Errorf("alloc on GPU%d: %w", own, err)
+	}
+	wo, err := harness.NewGPUWork(p.b, own)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := wo.Fill(ctx, buf, n, req.Seed); err != nil {
+		return 0, nil, fmt.Errorf("fill on GPU%d: %w", own, err)
+	}
+	wa, err := harness.NewGPUWork(p.b, acc)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, e := range req.Enable {
+		s.Step(fmt.Sprintf("enable peer access GPU%d→GPU%d", e[0], e[1]))
+		if err := p.b.EnablePeerAccess(harness.Device(e[0]), harness.Device(e[1])); err != nil {
+			return 0, nil, fmt.Errorf("enable peer access GPU%d→GPU%d: %w", e[0], e[1], err)
+		}
+	}
+	return buf, wa, nil
 }
 
 // probe runs the probe role for this spec and returns its report. A helper
 // that fails, crashes or hangs fails the spec with its last step.
 func probe(ctx context.Context, h *harness.Harness, req probeReq) probeRep {
 	GinkgoHelper()
-	hp := h.StartHelper(ctx, probeRole, harness.HelperOptions{Deadline: helperDeadline})
-	harness.ExpectNoError(hp.Send(req), "send the request to helper %s", probeRole)
-	var rep probeRep
-	h.RecvFromHelper(ctx, hp, &rep, "the report of helper %s", probeRole)
-	harness.ExpectNoError(hp.Wait(ctx), "helper %s", probeRole)
+	hp := probeRole.Start(ctx, h, harness.HelperOptions{Deadline: helperDeadline})
+	rep, err := hp.Call(ctx, req)
+	harness.ExpectNoError(err, "the report of helper %s", probeRole.Name())
+	harness.ExpectNoError(hp.End(ctx), "helper %s", probeRole.Name())
 	return rep
 }
 

@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -18,7 +17,8 @@ import (
 // a time and answers each with an agentReply. A driver error of the command
 // is answered as data, because the specs assert on it; any other error ends
 // the role and fails the spec with the role's last step.
-var agentRole = harness.RegisterHelper("ipc.agent", runAgent)
+var agentRole = harness.RegisterRole("ipc.agent",
+	func(d harness.Driver) harness.RoleServer[agentCmd, agentReply] { return &agent{b: d} })
 
 // Agent commands.
 const (
@@ -30,23 +30,22 @@ const (
 	opConsume   = "consume"    // cuStreamWaitEvent on the opened event if Wait, then verify
 	opClose     = "close"      // cuIpcCloseMemHandle of the opened pointer
 	opProbe     = "probe"      // cuPointerGetAttribute on Ptr, then a kernel reading Size bytes there
-	opExit      = "exit"       // return; Abandon skips every cleanup (the process just exits)
+	opAbandon   = "abandon"    // skip every cleanup at the end: the process just exits, holding all
 )
 
 type agentCmd struct {
-	Op      string `json:"op"`
-	Device  int    `json:"device"`
-	Handle  []byte `json:"handle,omitempty"`
-	Ptr     uint64 `json:"ptr,omitempty"`
-	Size    uint64 `json:"size,omitempty"`
-	Seed    uint32 `json:"seed,omitempty"`
-	Wait    bool   `json:"wait,omitempty"`
-	Abandon bool   `json:"abandon,omitempty"`
+	Op     string `json:"op"`
+	Device int    `json:"device"`
+	Handle []byte `json:"handle,omitempty"`
+	Ptr    uint64 `json:"ptr,omitempty"`
+	Size   uint64 `json:"size,omitempty"`
+	Seed   uint32 `json:"seed,omitempty"`
+	Wait   bool   `json:"wait,omitempty"`
 }
 
 type agentReply struct {
-	Code    int32           `json:"code"` // the command's CUDA result; 0 for success
-	Error   string          `json:"error,omitempty"`
+	// DriverAnswer is the command's CUDA result (0: success).
+	harness.DriverAnswer
 	Ptr     uint64          `json:"ptr,omitempty"`    // open, export
 	Handle  []byte          `json:"handle,omitempty"` // export
 	Verdict harness.Verdict `json:"verdict"`          // verify, consume, probe
@@ -57,50 +56,34 @@ type agentReply struct {
 
 // agent is the role's state.
 type agent struct {
-	b        backend.Backend
-	dev      backend.Device
+	b        harness.Driver
+	dev      harness.Device
 	w        *harness.GPUWork
-	exported backend.DevicePtr // own allocation (export)
-	opened   backend.DevicePtr // imported mapping (open), 0 when none
-	event    backend.Event
+	exported harness.DevicePtr // own allocation (export)
+	opened   harness.DevicePtr // imported mapping (open), 0 when none
+	event    harness.Event
 	fault    bool // a kernel failed: the context may be poisoned, skip cleanups
+	abandon  bool // the spec asked to skip every cleanup
 }
 
-func runAgent(ctx context.Context, c *harness.HelperConn) (err error) {
-	m, err := harness.HelperBackendMachine()
-	if err != nil {
-		return err
+func (a *agent) Serve(ctx context.Context, s *harness.RoleSession, cmd agentCmd) (agentReply, error) {
+	s.Step(fmt.Sprintf("%s on GPU%d", cmd.Op, cmd.Device))
+	if cmd.Op == opAbandon {
+		a.abandon = true
+		return agentReply{}, nil
 	}
-	a := &agent{b: m.Backend}
-	abandon := false
-	defer func() {
-		if !a.fault && !abandon {
-			err = errors.Join(err, a.cleanup())
-		}
-	}()
-	for {
-		var cmd agentCmd
-		if err := c.Recv(&cmd); err != nil {
-			return err
-		}
-		c.Step(fmt.Sprintf("%s on GPU%d", cmd.Op, cmd.Device))
-		if cmd.Op == opExit {
-			abandon = cmd.Abandon
-			return nil
-		}
-		a.dev = backend.Device(cmd.Device)
-		reply, err := a.do(ctx, cmd)
-		if err != nil {
-			code, ok := cuerr.Code(err)
-			if !ok {
-				return err
-			}
-			reply.Code, reply.Error = int32(code), err.Error()
-		}
-		if err := c.Send(reply); err != nil {
-			return err
-		}
+	a.dev = harness.Device(cmd.Device)
+	rep, err := a.do(ctx, cmd)
+	return rep, rep.Record(err)
+}
+
+// End releases what the agent holds, unless a kernel failed or the spec
+// asked it to abandon everything.
+func (a *agent) End(context.Context) error {
+	if a.fault || a.abandon {
+		return nil
 	}
+	return a.cleanup()
 }
 
 func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
@@ -119,7 +102,7 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 		rep.Handle = h[:]
 		return rep, err
 	case opOpen:
-		var h backend.IPCHandle
+		var h harness.IPCHandle
 		copy(h[:], cmd.Handle)
 		p, err := a.b.IPCOpenMemHandle(a.dev, h)
 		if err == nil {
@@ -127,7 +110,7 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 		}
 		return rep, err
 	case opOpenEvent:
-		var h backend.IPCHandle
+		var h harness.IPCHandle
 		copy(h[:], cmd.Handle)
 		ev, err := a.b.IPCOpenEventHandle(a.dev, h)
 		if err == nil {
@@ -145,10 +128,10 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 		// (its stream and result buffer, on a first kernel), so no allocation
 		// made for the probe can sit at the address.
 		var aerr error
-		rep.Attr, aerr = a.b.PointerAttribute(a.dev, backend.PointerDeviceOrdinal, backend.DevicePtr(cmd.Ptr))
+		rep.Attr, aerr = a.b.PointerAttribute(a.dev, harness.PointerDeviceOrdinal, harness.DevicePtr(cmd.Ptr))
 		rep.AttrCode = codeOf(aerr)
 		return rep, a.kernel(ctx, func(w *harness.GPUWork) (err error) {
-			rep.Verdict, err = w.Verify(ctx, backend.DevicePtr(cmd.Ptr), cmd.Size/4, cmd.Seed)
+			rep.Verdict, err = w.Verify(ctx, harness.DevicePtr(cmd.Ptr), cmd.Size/4, cmd.Seed)
 			return err
 		})
 	}

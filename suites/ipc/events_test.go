@@ -42,7 +42,7 @@ var _ = Describe("ipc: an interprocess event", func() {
 			v := ho.trial(ctx, seed+t, true)
 			Expect(v.Mismatches).To(BeZero(), "consumer on %s after cuStreamWaitEvent on %s's interprocess event, trial %d: %s", b, a, t, v)
 		}
-		ho.imp.exit(ctx, h, false)
+		ho.imp.exit(ctx, false)
 	}
 
 	/*
@@ -60,7 +60,7 @@ var _ = Describe("ipc: an interprocess event", func() {
 				hits++
 			}
 		}
-		ho.imp.exit(ctx, h, false)
+		ho.imp.exit(ctx, false)
 		detail := fmt.Sprintf("%d of %d trials read incomplete data (%s→%s, producer delay %s)", hits, trials, a, b, producerDelay)
 		harness.Metric("incomplete-read rate", float64(hits)/float64(trials), "ratio", detail)
 		harness.Power("ipc.event-handoff", harness.PowerResult{Observed: hits > 0, Hits: hits, Trials: trials}, detail)

@@ -45,7 +45,7 @@ var _ = Describe("ipc: exported memory", func() {
 				imp.must(agentCmd{Op: opClose}, "cuIpcCloseMemHandle on "+g.String())
 				probe := imp.do(agentCmd{Op: opProbe, Ptr: rep.Ptr, Size: ipcBytes, Seed: seed + 1})
 				expectUnusable(probe, fmt.Sprintf("the importer's pointer 0x%x after cuIpcCloseMemHandle on %s", rep.Ptr, g))
-				imp.exit(ctx, h, false)
+				imp.exit(ctx, false)
 
 				By("checking the exporter's allocation survived the close, then freeing it")
 				e.expectWords(ctx, seed+1, "the importer's pattern after the importer closed")
@@ -80,7 +80,7 @@ var _ = Describe("ipc: exported memory", func() {
 
 				By("killing the importer with SIGKILL while it maps the allocation")
 				imp.hp.Kill()
-				Expect(h.WaitHelper(ctx, imp.hp)).To(MatchError(harness.ErrHelperKilled), "importer after SIGKILL")
+				Expect(imp.hp.Wait(ctx)).To(MatchError(harness.ErrHelperKilled), "importer after SIGKILL")
 				harness.ExpectNoError(imp.hp.Close(), "close the killed importer")
 				Expect(syscall.Kill(imp.hp.Pid, 0)).To(MatchError(syscall.ESRCH), "the killed importer's pid %d must be gone", imp.hp.Pid)
 				_, err := os.Stat(imp.hp.Dir)
@@ -111,14 +111,14 @@ var _ = Describe("ipc: exported memory", func() {
 				Expect(rep.Verdict.Mismatches).To(BeZero(), "data the importer on %s read while the exporter lived: %s", g, rep.Verdict)
 
 				By("letting the exporter exit without freeing, then reading and closing in the importer")
-				exp.exit(ctx, h, true)
+				exp.exit(ctx, true)
 				rep = imp.do(agentCmd{Op: opVerify, Size: ipcBytes, Seed: seed})
 				harness.Finding("importer's kernel read after the exporter exited", cuerr.Result(rep.Code).Error(), outcome(rep))
 				if rep.Code == 0 {
 					rep = imp.do(agentCmd{Op: opClose})
 					harness.Finding("cuIpcCloseMemHandle after the exporter exited", cuerr.Result(rep.Code).Error(), g.String())
 				}
-				imp.exit(ctx, h, rep.Code != 0)
+				imp.exit(ctx, rep.Code != 0)
 			}, harness.Timeout(0.5))
 	}
 })

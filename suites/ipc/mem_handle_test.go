@@ -43,7 +43,7 @@ var _ = Describe("ipc: a 64-byte memory handle", func() {
 		e.expectWords(ctx, seed+1, "the pattern the importer on "+b.String()+" wrote")
 
 		imp.must(agentCmd{Op: opClose}, "cuIpcCloseMemHandle on "+b.String())
-		imp.exit(ctx, h, false)
+		imp.exit(ctx, false)
 	}
 
 	for _, g := range harness.GPUs() {
@@ -100,7 +100,7 @@ var _ = Describe("ipc: a 64-byte memory handle", func() {
 				By(fmt.Sprintf("giving the importer only the pointer value 0x%x", uint64(e.ptr)))
 				rep := imp.do(agentCmd{Op: opProbe, Ptr: uint64(e.ptr), Size: ipcBytes, Seed: seed})
 				expectUnusable(rep, fmt.Sprintf("the exporter's bare pointer 0x%x in another process on %s", uint64(e.ptr), g))
-				imp.exit(ctx, h, false)
+				imp.exit(ctx, false)
 
 				By("checking the exporter after the importer's probe: its context works and its data is intact")
 				e.expectWords(ctx, seed, "the exporter's data after the importer's probe")

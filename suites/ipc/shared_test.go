@@ -21,17 +21,16 @@ import (
 const ipcBytes = 8 << 20
 
 // agentHelper is the spec's side of an agent process working on dev. It
-// keeps the spec's fixture and context to report how a failed agent ended.
+// keeps the spec's context to bound every call.
 type agentHelper struct {
 	ctx context.Context
-	h   *harness.Harness
-	hp  *harness.Helper
+	hp  *harness.RoleClient[agentCmd, agentReply]
 	dev harness.GPU
 }
 
 func startAgent(ctx context.Context, h *harness.Harness, dev harness.GPU) *agentHelper {
 	GinkgoHelper()
-	return &agentHelper{ctx: ctx, h: h, hp: h.StartHelper(ctx, agentRole, harness.HelperOptions{Deadline: 40 * time.Second}), dev: dev}
+	return &agentHelper{ctx: ctx, hp: agentRole.Start(ctx, h, harness.HelperOptions{Deadline: 40 * time.Second}), dev: dev}
 }
 
 // do sends cmd (on the agent's GPU) and returns the answer; an agent that
@@ -40,9 +39,8 @@ func startAgent(ctx context.Context, h *harness.Harness, dev harness.GPU) *agent
 func (a *agentHelper) do(cmd agentCmd) agentReply {
 	GinkgoHelper()
 	cmd.Device = int(a.dev.Ordinal)
-	harness.ExpectNoError(a.hp.Send(cmd), "send %q to the agent on %s", cmd.Op, a.dev)
-	var rep agentReply
-	a.h.RecvFromHelper(a.ctx, a.hp, &rep, "the agent's answer to %q on %s", cmd.Op, a.dev)
+	rep, err := a.hp.Call(a.ctx, cmd)
+	harness.ExpectNoError(err, "the agent's answer to %q on %s", cmd.Op, a.dev)
 	return rep
 }
 
@@ -54,11 +52,14 @@ func (a *agentHelper) must(cmd agentCmd, what string) agentReply {
 	return rep
 }
 
-// exit ends the agent and checks that it ended well.
-func (a *agentHelper) exit(ctx context.Context, h *harness.Harness, abandon bool) {
+// exit ends the agent and checks that it ended well. With abandon the agent
+// releases nothing: its process just exits, holding all it had.
+func (a *agentHelper) exit(ctx context.Context, abandon bool) {
 	GinkgoHelper()
-	harness.ExpectNoError(a.hp.Send(agentCmd{Op: opExit, Abandon: abandon}), "send exit to the agent on %s", a.dev)
-	harness.ExpectNoError(h.WaitHelper(ctx, a.hp), "agent on %s", a.dev)
+	if abandon {
+		a.do(agentCmd{Op: opAbandon})
+	}
+	harness.ExpectNoError(a.hp.End(ctx), "agent on %s", a.dev)
 }
 
 // exported is an allocation of this process filled with a pattern and

@@ -64,7 +64,7 @@ var _ = Describe("vmm: a FABRIC handle", func() {
 					}
 					harness.Finding("importer's kernel read", cuerr.Result(rep.Code).Error(), read)
 				}
-				imp.exit(ctx, h)
+				imp.exit(ctx)
 			}, harness.Timeout(0.5))
 	}
 })

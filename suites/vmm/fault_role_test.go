@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
@@ -21,7 +20,10 @@ import (
 // happens in the spec's process (DESIGN.md §4). The role reports what each
 // probe did as data; it fails only when it cannot tell (setup errors, a
 // probe that neither completes nor faults).
-var faultRole = harness.RegisterHelper("vmm.fault", runFault)
+var faultRole = harness.RegisterRole("vmm.fault",
+	func(d harness.Driver) harness.RoleServer[faultReq, []probeResult] {
+		return &faultProbe{b: d, works: map[harness.Device]*harness.GPUWork{}}
+	})
 
 // faultReq: one granule of physical memory on Owner, mapped at len(Ranges)
 // address ranges with the access each names; the owner's kernel fills range
@@ -36,7 +38,7 @@ type faultReq struct {
 }
 
 type rangeReq struct {
-	Access []backend.Access `json:"access,omitempty"` // none: cuMemSetAccess is not called
+	Access []harness.Access `json:"access,omitempty"` // none: cuMemSetAccess is not called
 }
 
 // probeReq is a kernel on Device reading (kernels.Verify) or writing
@@ -49,10 +51,10 @@ type probeReq struct {
 
 // probeResult is what one probe saw.
 type probeResult struct {
-	Access  backend.AccessFlags `json:"access"` // cuMemGetAccess(Device) on the range before the kernel
-	Code    int32               `json:"code"`   // 0: the kernel completed
-	Error   string              `json:"error,omitempty"`
-	Verdict harness.Verdict     `json:"verdict"` // loads that completed
+	Access harness.AccessFlags `json:"access"` // cuMemGetAccess(Device) on the range before the kernel
+	// DriverAnswer is the kernel's CUDA result (0: it completed).
+	harness.DriverAnswer
+	Verdict harness.Verdict `json:"verdict"` // loads that completed
 }
 
 func (r probeResult) String() string {
@@ -62,101 +64,119 @@ func (r probeResult) String() string {
 	return fmt.Sprintf("access %s, kernel completed: %s", r.Access, r.Verdict)
 }
 
-func runFault(ctx context.Context, c *harness.HelperConn) (err error) {
-	var req faultReq
-	if err := c.Recv(&req); err != nil {
-		return err
-	}
-	m, err := harness.HelperBackendMachine()
+// faultProbe serves the fault role: one request per helper.
+type faultProbe struct {
+	b       harness.Driver
+	works   map[harness.Device]*harness.GPUWork
+	u       undo
+	faulted bool // a probe faulted: the context is gone, the process exit cleans up
+}
+
+func (f *faultProbe) Serve(ctx context.Context, s *harness.RoleSession, req faultReq) ([]probeResult, error) {
+	s.Step("create and map")
+	size, ranges, err := f.mapRanges(req)
 	if err != nil {
-		return err
-	}
-	b, owner := m.Backend, backend.Device(req.Owner)
-	var u undo
-	faulted := false
-	defer func() {
-		if !faulted { // after a fault the context is gone; the process exit cleans up
-			err = errors.Join(err, u.run())
-		}
-	}()
-	c.Step("create and map")
-	size, err := b.Granularity(owner, backend.AllocProp{Device: owner}, false)
-	if err != nil {
-		return fmt.Errorf("granularity on GPU%d: %w", req.Owner, err)
-	}
-	p, err := createPhysical(b, owner, size, backend.HandleNone)
-	if err != nil {
-		return err
-	}
-	u.push(p.release)
-	ranges := make([]*vaRange, len(req.Ranges))
-	for i, rr := range req.Ranges {
-		if ranges[i], err = reserve(b, owner, size); err != nil {
-			return err
-		}
-		u.push(ranges[i].free)
-		if err := ranges[i].mapTo(p.handle); err != nil {
-			return err
-		}
-		if len(rr.Access) > 0 {
-			if err := ranges[i].setAccess(rr.Access...); err != nil {
-				return err
-			}
-		}
-	}
-	works := map[backend.Device]*harness.GPUWork{}
-	work := func(d backend.Device) (*harness.GPUWork, error) {
-		if w, ok := works[d]; ok {
-			return w, nil
-		}
-		w, err := harness.NewGPUWork(b, d)
-		if err == nil {
-			works[d] = w
-			u.push(w.Close)
-		}
-		return w, err
+		return nil, err
 	}
 	n := size / 4
 	if req.Fill >= 0 {
-		c.Step(fmt.Sprintf("fill range %d with GPU%d", req.Fill, req.Owner))
-		w, err := work(owner)
+		s.Step(fmt.Sprintf("fill range %d with GPU%d", req.Fill, req.Owner))
+		w, err := f.work(harness.Device(req.Owner))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := w.Fill(ctx, ranges[req.Fill].ptr, n, req.Seed); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var results []probeResult
 	for i, pr := range req.Probes {
 		what := map[bool]string{false: "load", true: "store"}[pr.Store]
-		c.Step(fmt.Sprintf("probe %d: %s by GPU%d on range %d", i, what, pr.Device, pr.Range))
-		r, d := ranges[pr.Range], backend.Device(pr.Device)
-		var res probeResult
-		if res.Access, err = r.access(d); err != nil {
-			return err
-		}
-		w, err := work(d)
+		s.Step(fmt.Sprintf("probe %d: %s by GPU%d on range %d", i, what, pr.Device, pr.Range))
+		res, err := f.probe(ctx, ranges[pr.Range], pr, n, req.Seed)
 		if err != nil {
-			return err
-		}
-		var perr error
-		if pr.Store {
-			perr = w.Fill(ctx, r.ptr, n, req.Seed+1)
-		} else {
-			res.Verdict, perr = w.Verify(ctx, r.ptr, n, req.Seed)
+			return nil, err
 		}
 		results = append(results, res)
-		if perr != nil {
-			code, ok := cuerr.Code(perr)
-			if !ok { // not a driver's answer (a timeout): the role cannot tell
-				return perr
-			}
-			results[i].Code, results[i].Error, faulted = int32(code), perr.Error(), true
+		if res.Code != 0 {
+			f.faulted = true
 			break
 		}
 	}
-	return c.Send(results)
+	return results, nil
+}
+
+// mapRanges creates one granule on the owner and maps it at every range of
+// req, with the access each names.
+func (f *faultProbe) mapRanges(req faultReq) (size uint64, ranges []*vaRange, err error) {
+	owner := harness.Device(req.Owner)
+	size, err = f.b.Granularity(owner, harness.AllocProp{Device: owner}, false)
+	if err != nil {
+		return 0, nil, fmt.Errorf("granularity on GPU%d: %w", req.Owner, err)
+	}
+	p, err := createPhysical(f.b, owner, size, harness.HandleNone)
+	if err != nil {
+		return 0, nil, err
+	}
+	f.u.push(p.release)
+	ranges = make([]*vaRange, len(req.Ranges))
+	for i, rr := range req.Ranges {
+		if ranges[i], err = reserve(f.b, owner, size); err != nil {
+			return 0, nil, err
+		}
+		f.u.push(ranges[i].free)
+		if err := ranges[i].mapTo(p.handle); err != nil {
+			return 0, nil, err
+		}
+		if len(rr.Access) > 0 {
+			if err := ranges[i].setAccess(rr.Access...); err != nil {
+				return 0, nil, err
+			}
+		}
+	}
+	return size, ranges, nil
+}
+
+// probe runs one kernel on r; its driver error is the result, anything
+// else ends the role.
+func (f *faultProbe) probe(ctx context.Context, r *vaRange, pr probeReq, n uint64, seed uint32) (probeResult, error) {
+	var res probeResult
+	d := harness.Device(pr.Device)
+	var err error
+	if res.Access, err = r.access(d); err != nil {
+		return res, err
+	}
+	w, err := f.work(d)
+	if err != nil {
+		return res, err
+	}
+	if pr.Store {
+		err = w.Fill(ctx, r.ptr, n, seed+1)
+	} else {
+		res.Verdict, err = w.Verify(ctx, r.ptr, n, seed)
+	}
+	return res, res.Record(err)
+}
+
+// work is d's kernel stream, made on first use.
+func (f *faultProbe) work(d harness.Device) (*harness.GPUWork, error) {
+	if w, ok := f.works[d]; ok {
+		return w, nil
+	}
+	w, err := harness.NewGPUWork(f.b, d)
+	if err == nil {
+		f.works[d] = w
+		f.u.push(w.Close)
+	}
+	return w, err
+}
+
+// End releases what the probes used, unless one faulted.
+func (f *faultProbe) End(context.Context) error {
+	if f.faulted {
+		return nil
+	}
+	return f.u.run()
 }
 
 // undo is a stack of cleanups run last first.
@@ -177,11 +197,10 @@ func (u *undo) run() error {
 // that ran; it fails the spec if the helper fails.
 func runProbes(ctx context.Context, h *harness.Harness, req faultReq) []probeResult {
 	GinkgoHelper()
-	hp := h.StartHelper(ctx, faultRole, harness.HelperOptions{Deadline: 30 * time.Second})
-	harness.ExpectNoError(hp.Send(req), "send the request to helper %s", hp.Role)
-	var results []probeResult
-	h.RecvFromHelper(ctx, hp, &results, "the probe results of helper %s", hp.Role)
-	harness.ExpectNoError(h.WaitHelper(ctx, hp), "helper %s", hp.Role)
+	hp := faultRole.Start(ctx, h, harness.HelperOptions{Deadline: 30 * time.Second})
+	results, err := hp.Call(ctx, req)
+	harness.ExpectNoError(err, "the probe results of helper %s", hp.Role)
+	harness.ExpectNoError(hp.End(ctx), "helper %s", hp.Role)
 	return results
 }
 

@@ -45,7 +45,7 @@ var _ = Describe("vmm: a POSIX file descriptor handle", func() {
 
 		By("killing the importer while it maps the allocation; the exporter unmaps and releases it")
 		imp.hp.Kill()
-		Expect(h.WaitHelper(ctx, imp.hp)).To(MatchError(harness.ErrHelperKilled), "importer after SIGKILL")
+		Expect(imp.hp.Wait(ctx)).To(MatchError(harness.ErrHelperKilled), "importer after SIGKILL")
 		e.r.Unmap()
 		e.p.Release()
 		h.ExpectFreeMemoryBackTo(ctx, a, e.baseline, "the importer was killed and the exporter unmapped and released")
@@ -87,7 +87,7 @@ var _ = Describe("vmm: a POSIX file descriptor handle", func() {
 				Expect(rep.Code).NotTo(BeZero(), "import of the bare number %d on %s (handle 0x%x)", f.Fd(), g, rep.Handle)
 				Expect(rep.Mapped).To(BeZero(), "address where the importer on %s mapped the failed import", g)
 				harness.Finding("cuMemImportFromShareableHandle(bare fd number)", cuerr.Result(rep.Code).Error(), g.String())
-				imp.exit(ctx, h)
+				imp.exit(ctx)
 				harness.ExpectNoError(f.Close(), "close the exported fd on %s", g)
 			}, harness.Timeout(0.5))
 
@@ -121,7 +121,7 @@ var _ = Describe("vmm: a POSIX file descriptor handle", func() {
 				rep = imp.do(importCmd{Op: opUnmap, Device: int(g.Ordinal)})
 				Expect(rep.Code).To(BeZero(), "importer's unmap and release: %s", rep.Error)
 				Expect(rep.FDs).To(Equal(fds), "the importer's open descriptors after unmapping and releasing the import")
-				imp.exit(ctx, h)
+				imp.exit(ctx)
 				h.ExpectFreeMemoryBackTo(ctx, g, e.baseline, "both sides unmapped and released")
 			}, harness.Timeout(0.5))
 	}

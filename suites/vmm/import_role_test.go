@@ -9,25 +9,23 @@ import (
 	"fmt"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/backend"
-	"github.com/p2pconf/p2pconf/harness/cuerr"
 )
 
 // The importer role imports a shareable handle and uses it, one command
 // from the spec at a time, answering each with an importReply. Driver
 // errors of the command itself are answered as data (the spec asserts on
 // them); anything else ends the role with an error.
-var importerRole = harness.RegisterHelper("vmm.importer", runImporter)
+var importerRole = harness.RegisterRole("vmm.importer",
+	func(d harness.Driver) harness.RoleServer[importCmd, importReply] { return &importer{b: d, dev: -1} })
 
 // Importer commands.
 const (
-	opImportFD     = "import-fd"     // an fd follows with SCM_RIGHTS (after the reply "ready")
+	opImportFD     = "import-fd"     // the exporter's fd comes with SCM_RIGHTS (CallFD)
 	opImportNumber = "import-number" // FD is only a number, sent as JSON
 	opImportFabric = "import-fabric" // Fabric holds the 64-byte CUmemFabricHandle
 	opVerify       = "verify"        // kernel reads every word against Seed
 	opFill         = "fill"          // kernel writes every word from Seed
 	opUnmap        = "unmap"         // unmap, free the range, release the handle
-	opExit         = "exit"
 )
 
 type importCmd struct {
@@ -40,11 +38,11 @@ type importCmd struct {
 }
 
 type importReply struct {
-	Code    int32               `json:"code"` // the command's CUDA result; 0 for success
-	Error   string              `json:"error,omitempty"`
+	// DriverAnswer is the command's CUDA result (0: success).
+	harness.DriverAnswer
 	Handle  uint64              `json:"handle,omitempty"` // what the import returned
 	Mapped  uint64              `json:"mapped"`           // where an imported allocation is mapped, 0 if nowhere
-	Access  backend.AccessFlags `json:"access"`           // cuMemGetAccess after mapping
+	Access  harness.AccessFlags `json:"access"`           // cuMemGetAccess after mapping
 	Verdict harness.Verdict     `json:"verdict"`
 	// FDs counts the helper's open descriptors: before the exporter's fd
 	// arrived (import-fd), after unmapping and releasing (unmap).
@@ -57,94 +55,46 @@ type importReply struct {
 
 // importer is the role's state: at most one imported allocation, mapped.
 type importer struct {
-	b     backend.Backend
-	c     *harness.HelperConn
-	dev   backend.Device
+	b     harness.Driver
+	dev   harness.Device
 	w     *harness.GPUWork
 	phys  *physical
 	r     *vaRange
-	fault bool
+	fault bool // a kernel failed: the context may be poisoned, skip cleanups
 }
 
-func runImporter(ctx context.Context, c *harness.HelperConn) (err error) {
-	m, err := harness.HelperBackendMachine()
-	if err != nil {
-		return err
-	}
-	im := &importer{b: m.Backend, c: c, dev: -1}
-	defer func() {
-		if !im.fault {
-			err = errors.Join(err, im.unmap(), im.closeWork())
-		}
-	}()
-	for {
-		var cmd importCmd
-		if err := c.Recv(&cmd); err != nil {
-			return err
-		}
-		c.Step(fmt.Sprintf("%s on GPU%d", cmd.Op, cmd.Device))
-		if cmd.Op == opExit {
-			return nil
-		}
-		reply, err := im.do(ctx, cmd)
-		if err != nil {
-			code, ok := cuerr.Code(err)
-			if !ok {
-				return err
-			}
-			reply.Code, reply.Error = int32(code), err.Error()
-		}
-		if err := c.Send(reply); err != nil {
-			return err
-		}
-	}
+func (im *importer) Serve(ctx context.Context, s *harness.RoleSession, cmd importCmd) (importReply, error) {
+	s.Step(fmt.Sprintf("%s on GPU%d", cmd.Op, cmd.Device))
+	rep, err := im.do(ctx, s, cmd)
+	return rep, rep.Record(err)
 }
 
-func (im *importer) do(ctx context.Context, cmd importCmd) (importReply, error) {
-	var rep importReply
-	if im.w == nil || im.dev != backend.Device(cmd.Device) {
-		if err := im.closeWork(); err != nil {
-			return rep, err
-		}
-		w, err := harness.NewGPUWork(im.b, backend.Device(cmd.Device))
-		if err != nil {
-			return rep, err
-		}
-		im.w, im.dev = w, backend.Device(cmd.Device)
+// End unmaps and releases what is still imported, unless a kernel failed.
+func (im *importer) End(context.Context) error {
+	if im.fault {
+		return nil
 	}
-	var err error
+	return errors.Join(im.unmap(), im.closeWork())
+}
+
+func (im *importer) do(ctx context.Context, s *harness.RoleSession, cmd importCmd) (rep importReply, err error) {
+	if err := im.useDevice(harness.Device(cmd.Device)); err != nil {
+		return rep, err
+	}
 	switch cmd.Op {
 	case opImportFD:
-		rep.FDs = countFDs()
-		if err := im.c.Send(importReply{}); err != nil { // ready: send the fd now
-			return rep, err
-		}
-		f, rerr := im.c.RecvFD(nil)
-		if rerr != nil {
-			return rep, rerr
-		}
-		var h backend.AllocHandle
-		h, err = im.b.ImportFD(im.dev, int(f.Fd()))
-		rep.FDsImported = countFDs()
-		if cerr := f.Close(); cerr != nil { // closed on every path, before anything else can fail
-			return rep, fmt.Errorf("close the received fd: %w", cerr)
-		}
-		rep.FDsClosed = countFDs()
-		if err == nil {
-			rep.Handle = uint64(h)
-			err = im.mapImported(h, cmd.Size, &rep)
-		}
+		err = im.importFD(ctx, s, cmd.Size, &rep)
 	case opImportNumber:
-		var h backend.AllocHandle
+		var h harness.AllocHandle
 		h, err = im.b.ImportFD(im.dev, cmd.FD)
 		rep.Handle = uint64(h)
-		if err == nil { // not expected; keep it so the spec sees it mapped, and release it at exit
+		if err == nil { // not expected; keep it so the spec sees it mapped, and release it at the end
 			err = im.mapImported(h, cmd.Size, &rep)
 		}
 	case opImportFabric:
-		var fh backend.FabricHandle
+		var fh harness.FabricHandle
 		copy(fh[:], cmd.Fabric)
-		var h backend.AllocHandle
+		var h harness.AllocHandle
 		if h, err = im.b.ImportFabric(im.dev, fh); err == nil {
 			rep.Handle = uint64(h)
 			err = im.mapImported(h, cmd.Size, &rep)
@@ -171,8 +121,45 @@ func (im *importer) do(ctx context.Context, cmd importCmd) (importReply, error) 
 	return rep, err
 }
 
+// useDevice makes the kernel stream of dev, once per device.
+func (im *importer) useDevice(dev harness.Device) error {
+	if im.w != nil && im.dev == dev {
+		return nil
+	}
+	if err := im.closeWork(); err != nil {
+		return err
+	}
+	w, err := harness.NewGPUWork(im.b, dev)
+	if err != nil {
+		return err
+	}
+	im.w, im.dev = w, dev
+	return nil
+}
+
+// importFD counts this process's descriptors, then takes the exporter's fd
+// (SCM_RIGHTS), imports it, closes it on every path and maps the import.
+func (im *importer) importFD(ctx context.Context, s *harness.RoleSession, size uint64, rep *importReply) error {
+	rep.FDs = countFDs()
+	f, err := s.RecvFD(ctx)
+	if err != nil {
+		return err
+	}
+	h, err := im.b.ImportFD(im.dev, int(f.Fd()))
+	rep.FDsImported = countFDs()
+	if cerr := f.Close(); cerr != nil { // closed on every path, before anything else can fail
+		return fmt.Errorf("close the received fd: %w", cerr)
+	}
+	rep.FDsClosed = countFDs()
+	if err != nil {
+		return err
+	}
+	rep.Handle = uint64(h)
+	return im.mapImported(h, size, rep)
+}
+
 // mapImported reserves, maps and grants this GPU read-write access.
-func (im *importer) mapImported(h backend.AllocHandle, size uint64, rep *importReply) error {
+func (im *importer) mapImported(h harness.AllocHandle, size uint64, rep *importReply) error {
 	im.phys = &physical{b: im.b, owner: im.dev, size: size, handle: h}
 	r, err := reserve(im.b, im.dev, size)
 	if err != nil {
@@ -182,7 +169,7 @@ func (im *importer) mapImported(h backend.AllocHandle, size uint64, rep *importR
 	if err := r.mapTo(h); err != nil {
 		return err
 	}
-	if err := r.setAccess(backend.Access{Device: im.dev, Flags: backend.ProtReadWrite}); err != nil {
+	if err := r.setAccess(harness.Access{Device: im.dev, Flags: harness.ProtReadWrite}); err != nil {
 		return err
 	}
 	rep.Access, err = r.access(im.dev)

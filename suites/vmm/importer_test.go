@@ -24,45 +24,41 @@ func countFDs() int {
 }
 
 // importerHelper is the spec's side of an importer. It keeps the spec's
-// fixture and context to report how a failed importer ended.
+// context to bound every call.
 type importerHelper struct {
 	ctx context.Context
-	h   *harness.Harness
-	hp  *harness.Helper
+	hp  *harness.RoleClient[importCmd, importReply]
 }
 
 func startImporter(ctx context.Context, h *harness.Harness) *importerHelper {
 	GinkgoHelper()
-	return &importerHelper{ctx: ctx, h: h, hp: h.StartHelper(ctx, importerRole, harness.HelperOptions{Deadline: 40 * time.Second})}
+	return &importerHelper{ctx: ctx, hp: importerRole.Start(ctx, h, harness.HelperOptions{Deadline: 40 * time.Second})}
 }
 
 // do sends cmd and returns the reply; a helper that fails or does not answer
 // in time fails the spec, naming its last step and its error.
 func (ih *importerHelper) do(cmd importCmd) importReply {
 	GinkgoHelper()
-	harness.ExpectNoError(ih.hp.Send(cmd), "send %q to the importer", cmd.Op)
-	var rep importReply
-	ih.h.RecvFromHelper(ih.ctx, ih.hp, &rep, "the importer's answer to %q", cmd.Op)
+	rep, err := ih.hp.Call(ih.ctx, cmd)
+	harness.ExpectNoError(err, "the importer's answer to %q", cmd.Op)
 	return rep
 }
 
-// importFD sends fd with SCM_RIGHTS for the importer to import and map,
-// once the importer has answered that it is ready for it.
+// importFD sends fd with SCM_RIGHTS for the importer to import and map; the
+// importer takes it once it has counted its own descriptors.
 func (ih *importerHelper) importFD(fd int, cmd importCmd) importReply {
 	GinkgoHelper()
 	cmd.Op = opImportFD
-	if ready := ih.do(cmd); ready.Code != 0 {
-		Fail(fmt.Sprintf("the importer is not ready for the fd on GPU%d: %s", cmd.Device, ready.Error))
+	rep, taken, err := ih.hp.CallFD(ih.ctx, cmd, fd)
+	harness.ExpectNoError(err, "the importer's answer to %q with fd %d sent with SCM_RIGHTS", cmd.Op, fd)
+	if !taken {
+		Fail(fmt.Sprintf("the importer is not ready for the fd on GPU%d: %s", cmd.Device, rep.Error))
 	}
-	harness.ExpectNoError(ih.hp.SendFD(fd, nil), "send fd %d with SCM_RIGHTS", fd)
-	var rep importReply
-	ih.h.RecvFromHelper(ih.ctx, ih.hp, &rep, "the importer's answer to %q", cmd.Op)
 	return rep
 }
 
 // exit ends the importer and checks it ended well.
-func (ih *importerHelper) exit(ctx context.Context, h *harness.Harness) {
+func (ih *importerHelper) exit(ctx context.Context) {
 	GinkgoHelper()
-	harness.ExpectNoError(ih.hp.Send(importCmd{Op: opExit}), "send exit to the importer")
-	harness.ExpectNoError(h.WaitHelper(ctx, ih.hp), "importer")
+	harness.ExpectNoError(ih.hp.End(ctx), "importer")
 }

@@ -18,27 +18,48 @@ type Driver = backend.Backend
 
 // Types of the backend that specs use, re-exported.
 type (
-	Access          = backend.Access
-	AccessFlags     = backend.AccessFlags
-	AllocHandle     = backend.AllocHandle
-	AllocProp       = backend.AllocProp
-	AtomicCaps      = backend.AtomicCaps
+	// Access is backend.Access.
+	Access = backend.Access
+	// AccessFlags is backend.AccessFlags.
+	AccessFlags = backend.AccessFlags
+	// AllocHandle is backend.AllocHandle.
+	AllocHandle = backend.AllocHandle
+	// AllocProp is backend.AllocProp.
+	AllocProp = backend.AllocProp
+	// AtomicCaps is backend.AtomicCaps.
+	AtomicCaps = backend.AtomicCaps
+	// AtomicOperation is backend.AtomicOperation.
 	AtomicOperation = backend.AtomicOperation
-	Device          = backend.Device
-	DeviceAttr      = backend.DeviceAttr
-	DeviceInfo      = backend.DeviceInfo
-	DevicePtr       = backend.DevicePtr
-	Event           = backend.Event
-	EventFlags      = backend.EventFlags
-	FabricHandle    = backend.FabricHandle
-	HandleTypes     = backend.HandleTypes
-	HostAllocFlags  = backend.HostAllocFlags
-	HostBuffer      = backend.HostBuffer
-	IPCHandle       = backend.IPCHandle
-	LaunchConfig    = backend.LaunchConfig
-	P2PAttr         = backend.P2PAttr
-	PointerAttr     = backend.PointerAttr
-	Stream          = backend.Stream
+	// Device is backend.Device.
+	Device = backend.Device
+	// DeviceAttr is backend.DeviceAttr.
+	DeviceAttr = backend.DeviceAttr
+	// DeviceInfo is backend.DeviceInfo.
+	DeviceInfo = backend.DeviceInfo
+	// DevicePtr is backend.DevicePtr.
+	DevicePtr = backend.DevicePtr
+	// Event is backend.Event.
+	Event = backend.Event
+	// EventFlags is backend.EventFlags.
+	EventFlags = backend.EventFlags
+	// FabricHandle is backend.FabricHandle.
+	FabricHandle = backend.FabricHandle
+	// HandleTypes is backend.HandleTypes.
+	HandleTypes = backend.HandleTypes
+	// HostAllocFlags is backend.HostAllocFlags.
+	HostAllocFlags = backend.HostAllocFlags
+	// HostBuffer is backend.HostBuffer.
+	HostBuffer = backend.HostBuffer
+	// IPCHandle is backend.IPCHandle.
+	IPCHandle = backend.IPCHandle
+	// LaunchConfig is backend.LaunchConfig.
+	LaunchConfig = backend.LaunchConfig
+	// P2PAttr is backend.P2PAttr.
+	P2PAttr = backend.P2PAttr
+	// PointerAttr is backend.PointerAttr.
+	PointerAttr = backend.PointerAttr
+	// Stream is backend.Stream.
+	Stream = backend.Stream
 )
 
 // Constants of the backend that specs use, re-exported.

@@ -114,10 +114,12 @@ type Memory interface {
 	CopyFromDevice(d Device, dst []byte, src DevicePtr) error
 }
 
-// Stream and Event are opaque handles owned by one device's context.
+// Opaque handles owned by one device's context.
 type (
+	// Stream is a stream of one device's context.
 	Stream interface{ Device() Device }
-	Event  interface{ Device() Device }
+	// Event is an event of one device's context.
+	Event interface{ Device() Device }
 )
 
 // Streams covers streams, events and asynchronous copies.

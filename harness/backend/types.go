@@ -18,15 +18,24 @@ var ErrMissingEntryPoint = errors.New("driver entry point missing")
 // once and pinned to cuda.h. They are aliases, so a value passes unchanged
 // between the suites, a backend and the cgo binding.
 type (
-	DeviceAttr      = cuenum.DeviceAttr
-	P2PAttr         = cuenum.P2PAttr
+	// DeviceAttr is cuenum.DeviceAttr.
+	DeviceAttr = cuenum.DeviceAttr
+	// P2PAttr is cuenum.P2PAttr.
+	P2PAttr = cuenum.P2PAttr
+	// AtomicOperation is cuenum.AtomicOperation.
 	AtomicOperation = cuenum.AtomicOperation
-	AtomicCaps      = cuenum.AtomicCaps
-	PointerAttr     = cuenum.PointerAttr
-	HostAllocFlags  = cuenum.HostAllocFlags
-	EventFlags      = cuenum.EventFlags
-	HandleTypes     = cuenum.HandleTypes
-	AccessFlags     = cuenum.AccessFlags
+	// AtomicCaps is cuenum.AtomicCaps.
+	AtomicCaps = cuenum.AtomicCaps
+	// PointerAttr is cuenum.PointerAttr.
+	PointerAttr = cuenum.PointerAttr
+	// HostAllocFlags is cuenum.HostAllocFlags.
+	HostAllocFlags = cuenum.HostAllocFlags
+	// EventFlags is cuenum.EventFlags.
+	EventFlags = cuenum.EventFlags
+	// HandleTypes is cuenum.HandleTypes.
+	HandleTypes = cuenum.HandleTypes
+	// AccessFlags is cuenum.AccessFlags.
+	AccessFlags = cuenum.AccessFlags
 )
 
 // Device attributes used by the suites.

@@ -60,7 +60,7 @@ type NVML struct {
 // "P2P_STATUS_CHIPSET_NOT_SUPPORTED", ...); "" when it was not read.
 type Status string
 
-// NVML's status for a working capability.
+// StatusOK is NVML's status for a working capability.
 const StatusOK Status = "P2P_STATUS_OK"
 
 // OK reports whether NVML says the capability works. The short forms

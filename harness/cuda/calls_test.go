@@ -114,7 +114,7 @@ func TestDoMakesTheContextCurrentOnItsThread(t *testing.T) {
 	ordinal := func() Device {
 		p, err := d.MemAlloc(16)
 		must(t, err, "MemAlloc")
-		defer d.MemFree(p)
+		defer released(t, "MemFree", func() error { return d.MemFree(p) })
 		o, err := d.PointerDeviceOrdinal(p)
 		must(t, err, "PointerDeviceOrdinal")
 		return o
@@ -161,7 +161,7 @@ func TestMemoryCalls(t *testing.T) {
 		}
 		p, err := d.MemAlloc(256)
 		must(t, err, "MemAlloc")
-		defer d.MemFree(p)
+		defer released(t, "MemFree", func() error { return d.MemFree(p) })
 		src := make([]byte, 256)
 		for i := range src {
 			src[i] = byte(i)
@@ -169,7 +169,7 @@ func TestMemoryCalls(t *testing.T) {
 		must(t, d.MemcpyHtoD(p, src), "MemcpyHtoD")
 		q, err := d.MemAlloc(256)
 		must(t, err, "MemAlloc")
-		defer d.MemFree(q)
+		defer released(t, "MemFree", func() error { return d.MemFree(q) })
 		must(t, d.MemcpyDtoD(q, p, 256), "MemcpyDtoD")
 		got := make([]byte, 256)
 		must(t, d.MemcpyDtoH(got, q), "MemcpyDtoH")
@@ -180,7 +180,7 @@ func TestMemoryCalls(t *testing.T) {
 		must(t, d.MemsetD32(p+4, 0x01020304, 2), "MemsetD32")
 		s, err := d.CreateStream(cuenum.StreamNonBlocking)
 		must(t, err, "CreateStream")
-		defer d.DestroyStream(s)
+		defer released(t, "DestroyStream", func() error { return d.DestroyStream(s) })
 		must(t, d.MemsetD32Async(p+12, 0xcafef00d, 1, s), "MemsetD32Async")
 		must(t, d.MemcpyAsync(q, p, 16, s), "MemcpyAsync")
 		must(t, d.SyncStream(s), "SyncStream")
@@ -191,7 +191,7 @@ func TestMemoryCalls(t *testing.T) {
 		}
 		h, err := d.MemHostAlloc(64, cuenum.HostAllocPortable|cuenum.HostAllocDeviceMap)
 		must(t, err, "MemHostAlloc")
-		defer d.MemFreeHost(h)
+		defer released(t, "MemFreeHost", func() error { return d.MemFreeHost(h) })
 		hp, err := d.HostDevicePointer(h)
 		must(t, err, "HostDevicePointer")
 		if uintptr(hp) != uintptr(h) {
@@ -212,7 +212,7 @@ func TestPointerAttributes(t *testing.T) {
 	in(t, c, func() error {
 		p, err := d.MemAlloc(4096)
 		must(t, err, "MemAlloc")
-		defer d.MemFree(p)
+		defer released(t, "MemFree", func() error { return d.MemFree(p) })
 		base, size, err := d.PointerRange(p + 100)
 		must(t, err, "PointerRange")
 		if base != p || size != 4096 {
@@ -303,7 +303,7 @@ func TestIPCHandlesPassByValue(t *testing.T) {
 	in(t, c, func() error {
 		p, err := d.MemAlloc(64)
 		must(t, err, "MemAlloc")
-		defer d.MemFree(p)
+		defer released(t, "MemFree", func() error { return d.MemFree(p) })
 		h, err := d.IPCGetMemHandle(p)
 		must(t, err, "IPCGetMemHandle")
 		// The stub decodes all 64 bytes of the by-value argument.
@@ -429,7 +429,7 @@ func TestModuleLoadAndLaunchMarshalling(t *testing.T) {
 	in(t, c, func() error {
 		m, info, err := d.LoadModule(echoPTX)
 		must(t, err, "LoadModule")
-		defer d.UnloadModule(m)
+		defer released(t, "UnloadModule", func() error { return d.UnloadModule(m) })
 		if want := "fake JIT compiled " + itoa(len(echoPTX)) + " bytes"; !strings.Contains(info, want) {
 			t.Errorf("info log %q does not contain %q (NUL placement?)", info, want)
 		}
@@ -440,10 +440,10 @@ func TestModuleLoadAndLaunchMarshalling(t *testing.T) {
 		must(t, err, "Function")
 		out, err := d.MemAlloc(72)
 		must(t, err, "MemAlloc")
-		defer d.MemFree(out)
+		defer released(t, "MemFree", func() error { return d.MemFree(out) })
 		s, err := d.CreateStream(cuenum.StreamNonBlocking)
 		must(t, err, "CreateStream")
-		defer d.DestroyStream(s)
+		defer released(t, "DestroyStream", func() error { return d.DestroyStream(s) })
 		cfg := LaunchConfig{Grid: Dim3{X: 2, Y: 3}, Block: Dim3{X: 32}, SharedMemBytes: 64, Stream: s}
 		args := []any{out, uint32(0xdeadbeef), uint64(1<<40 + 5), float32(1.25), uint16(0xabcd)}
 		must(t, d.LaunchKernel(f, cfg, args...), "LaunchKernel")

@@ -89,11 +89,11 @@ func TestRealDriverMemoryAndKernel(t *testing.T) {
 	d := loadReal(t)
 	c, err := d.RetainPrimaryContext(0)
 	must(t, err, "RetainPrimaryContext")
-	defer c.Release()
+	defer released(t, "Release", func() error { return c.Release() })
 	in(t, c, func() error {
 		p, err := d.MemAlloc(1 << 20)
 		must(t, err, "MemAlloc")
-		defer d.MemFree(p)
+		defer released(t, "MemFree", func() error { return d.MemFree(p) })
 		must(t, d.MemsetD32(p, 0x5a5a5a5a, 1<<18), "MemsetD32")
 		got := make([]byte, 8)
 		must(t, d.MemcpyDtoH(got, p+4096), "MemcpyDtoH")
@@ -105,12 +105,12 @@ func TestRealDriverMemoryAndKernel(t *testing.T) {
 		}
 		m, _, err := d.LoadModule(emptyPTX)
 		must(t, err, "LoadModule")
-		defer d.UnloadModule(m)
+		defer released(t, "UnloadModule", func() error { return d.UnloadModule(m) })
 		f, err := d.Function(m, "p2pc_empty")
 		must(t, err, "Function")
 		s, err := d.CreateStream(cuenum.StreamNonBlocking)
 		must(t, err, "CreateStream")
-		defer d.DestroyStream(s)
+		defer released(t, "DestroyStream", func() error { return d.DestroyStream(s) })
 		start, err := d.CreateEvent(cuenum.EventDefault)
 		must(t, err, "CreateEvent")
 		end, err := d.CreateEvent(cuenum.EventDefault)
@@ -133,7 +133,7 @@ func TestRealDriverVMM(t *testing.T) {
 	}
 	c, err := d.RetainPrimaryContext(0)
 	must(t, err, "RetainPrimaryContext")
-	defer c.Release()
+	defer released(t, "Release", func() error { return c.Release() })
 	in(t, c, func() error {
 		prop := DeviceAllocationProp(0, cuenum.HandlePosix)
 		g, err := d.AllocationGranularity(prop, cuenum.GranularityMinimum)
@@ -169,13 +169,13 @@ func BenchmarkEmptyKernelLaunch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Release()
+	defer released(b, "Release", func() error { return c.Release() })
 	err = c.Do(func() error {
 		m, _, err := d.LoadModule(emptyPTX)
 		if err != nil {
 			return err
 		}
-		defer d.UnloadModule(m)
+		defer released(b, "UnloadModule", func() error { return d.UnloadModule(m) })
 		f, err := d.Function(m, "p2pc_empty")
 		if err != nil {
 			return err
@@ -184,12 +184,12 @@ func BenchmarkEmptyKernelLaunch(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		defer d.DestroyStream(s)
+		defer released(b, "DestroyStream", func() error { return d.DestroyStream(s) })
 		ev, err := d.CreateEvent(cuenum.EventDisableTiming)
 		if err != nil {
 			return err
 		}
-		defer d.DestroyEvent(ev)
+		defer released(b, "DestroyEvent", func() error { return d.DestroyEvent(ev) })
 		cfg := LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 32}, Stream: s}
 		b.Run("poll=event", func(b *testing.B) { benchLaunch(b, d, f, cfg, func() (bool, error) { return d.QueryEvent(ev) }, ev) })
 		b.Run("poll=stream", func(b *testing.B) {
@@ -209,7 +209,7 @@ func benchLaunch(b *testing.B, d *Driver, f Function, cfg LaunchConfig, poll fun
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Release()
+	defer released(b, "Release", func() error { return c.Release() })
 	err = c.Do(func() error {
 		for b.Loop() {
 			if err := d.LaunchKernel(f, cfg); err != nil {

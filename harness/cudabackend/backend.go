@@ -68,8 +68,7 @@ func Open(libPath string, opts ...Option) (*Backend, error) {
 	}
 	b := &Backend{drv: drv, modules: map[moduleKey]*module{}}
 	if err := b.openDevices(); err != nil {
-		b.releaseContexts()
-		return nil, err
+		return nil, errors.Join(err, b.releaseContexts())
 	}
 	b.openNVML(o)
 	return b, nil

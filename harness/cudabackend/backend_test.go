@@ -134,7 +134,7 @@ func TestMemoryRunsInTheDevicesContext(t *testing.T) {
 	b, _ := openStub(t)
 	p, err := b.Alloc(1, 64)
 	must(t, err, "Alloc")
-	defer b.Free(1, p)
+	defer released(t, "Free", func() error { return b.Free(1, p) })
 	if o, err := b.PointerAttribute(1, backend.PointerDeviceOrdinal, p); err != nil || o != 1 {
 		t.Errorf("PointerAttribute(DEVICE_ORDINAL) = %d, %v; want 1 (allocated in device 1's context)", o, err)
 	}
@@ -172,10 +172,10 @@ func TestQueriesReportNotReadyWhilePending(t *testing.T) {
 	b, _ := openStub(t, "FAKECUDA_PENDING_POLLS", "2")
 	s, err := b.NewStream(0)
 	must(t, err, "NewStream")
-	defer b.DestroyStream(s)
+	defer released(t, "DestroyStream", func() error { return b.DestroyStream(s) })
 	ev, err := b.NewEvent(0, backend.EventDefault)
 	must(t, err, "NewEvent")
-	defer b.DestroyEvent(ev)
+	defer released(t, "DestroyEvent", func() error { return b.DestroyEvent(ev) })
 	must(t, b.Launch(s, kernels.Empty, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}), "Launch")
 	must(t, b.RecordEvent(ev, s), "RecordEvent")
 	var streamPolls, eventPolls []bool
@@ -196,14 +196,14 @@ func TestQueriesReportNotReadyWhilePending(t *testing.T) {
 	}
 	s1, err := b.NewStream(1)
 	must(t, err, "NewStream(1)")
-	defer b.DestroyStream(s1)
+	defer released(t, "DestroyStream", func() error { return b.DestroyStream(s1) })
 	must(t, b.StreamWaitEvent(s1, ev), "StreamWaitEvent across devices")
 	if err := b.RecordEvent(ev, nil); !errors.Is(err, cuerr.InvalidHandle) {
 		t.Errorf("RecordEvent on a nil stream: %v, want INVALID_HANDLE", err)
 	}
 	start, err := b.NewEvent(0, backend.EventDefault)
 	must(t, err, "NewEvent")
-	defer b.DestroyEvent(start)
+	defer released(t, "DestroyEvent", func() error { return b.DestroyEvent(start) })
 	must(t, b.RecordEvent(start, s), "RecordEvent")
 	must(t, b.RecordEvent(ev, s), "RecordEvent")
 	for b.EventQuery(ev) != nil {
@@ -217,13 +217,13 @@ func TestAsyncCopies(t *testing.T) {
 	b, _ := openStub(t)
 	s, err := b.NewStream(0)
 	must(t, err, "NewStream")
-	defer b.DestroyStream(s)
+	defer released(t, "DestroyStream", func() error { return b.DestroyStream(s) })
 	a, err := b.Alloc(0, 16)
 	must(t, err, "Alloc")
-	defer b.Free(0, a)
+	defer released(t, "Free", func() error { return b.Free(0, a) })
 	c, err := b.Alloc(1, 16)
 	must(t, err, "Alloc")
-	defer b.Free(1, c)
+	defer released(t, "Free", func() error { return b.Free(1, c) })
 	must(t, b.Memset32Async(s, a, 0xa5a5a5a5, 4), "Memset32Async")
 	must(t, b.CopyPeerAsync(s, c, 1, a, 0, 8), "CopyPeerAsync")
 	must(t, b.CopyAsync(s, c+8, a, 8), "CopyAsync")
@@ -249,10 +249,10 @@ func TestLaunchMarshalsArgumentsByKindAndCachesModules(t *testing.T) {
 	b, logPath := openStub(t)
 	out, err := b.Alloc(0, 72)
 	must(t, err, "Alloc")
-	defer b.Free(0, out)
+	defer released(t, "Free", func() error { return b.Free(0, out) })
 	s, err := b.NewStream(0)
 	must(t, err, "NewStream")
-	defer b.DestroyStream(s)
+	defer released(t, "DestroyStream", func() error { return b.DestroyStream(s) })
 	cfg := backend.LaunchConfig{Grid: kernels.Dim3{X: 4, Y: 2, Z: 1}, Block: kernels.D1(64), SharedMem: 128}
 	args := []uint64{uint64(out), 0xffffffff_00c0ffee, 1<<63 | 7, uint64(math.Float32bits(-2.5)), 0xbeef}
 	must(t, b.Launch(s, echo, cfg, args...), "Launch")
@@ -274,7 +274,7 @@ func TestLaunchMarshalsArgumentsByKindAndCachesModules(t *testing.T) {
 	}
 	s1, err := b.NewStream(1)
 	must(t, err, "NewStream(1)")
-	defer b.DestroyStream(s1)
+	defer released(t, "DestroyStream", func() error { return b.DestroyStream(s1) })
 	must(t, b.Launch(s1, kernels.Empty, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}), "Launch on device 1")
 	must(t, b.Launch(s1, kernels.Empty, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}), "Launch on device 1")
 	if n, err := b.MaxActiveBlocks(1, kernels.Empty, 512); err != nil || n != 4 {
@@ -295,7 +295,7 @@ func TestJITFailureCarriesTheLog(t *testing.T) {
 	b, _ := openStub(t)
 	s, err := b.NewStream(0)
 	must(t, err, "NewStream")
-	defer b.DestroyStream(s)
+	defer released(t, "DestroyStream", func() error { return b.DestroyStream(s) })
 	bad := &kernels.Kernel{Entry: "broken", Module: "broken.ptx", PTX: ".version 7.0\nFAKE_INVALID_PTX\n"}
 	err = b.Launch(s, bad, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)})
 	var ce *cuerr.Error
@@ -320,7 +320,7 @@ func TestIPC(t *testing.T) {
 	b, _ := openStub(t)
 	p, err := b.Alloc(0, 32)
 	must(t, err, "Alloc")
-	defer b.Free(0, p)
+	defer released(t, "Free", func() error { return b.Free(0, p) })
 	h, err := b.IPCGetMemHandle(0, p)
 	must(t, err, "IPCGetMemHandle")
 	q, err := b.IPCOpenMemHandle(1, h) // with LAZY_ENABLE_PEER_ACCESS, or the stub says INVALID_VALUE

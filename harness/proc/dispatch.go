@@ -120,8 +120,11 @@ func readEnv(role string) (helperEnv, error) {
 func hardStop(env helperEnv, c *conn) *time.Timer {
 	return time.AfterFunc(time.Until(env.deadline)+hardStopGrace, func() {
 		step, _ := c.stepNames()
-		c.write(frame{Kind: kindResult, Result: &result{TimedOut: true,
-			Message: fmt.Sprintf("the role did not return by its deadline (own step %q)", step)}}, -1)
+		// Best effort: the parent also learns the timeout from the exit code.
+		if err := c.write(frame{Kind: kindResult, Result: &result{TimedOut: true,
+			Message: fmt.Sprintf("the role did not return by its deadline (own step %q)", step)}}, -1); err != nil {
+			env.logf("could not report the timeout to the parent: %v", err)
+		}
 		env.logf("deadline passed in step %q; exiting", step)
 		os.Exit(ExitTimedOut)
 	})

@@ -36,9 +36,13 @@ var (
 		case "spin":
 			select {}
 		case "stop":
-			syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+			if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
+				return ping{}, err
+			}
 		case "crash":
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			if err := syscall.Kill(os.Getpid(), syscall.SIGKILL); err != nil {
+				return ping{}, err
+			}
 			time.Sleep(time.Minute)
 		}
 		<-ctx.Done()

@@ -75,7 +75,9 @@ func (h *Helper) stop(kind error) {
 		h.stopKind = kind
 	}
 	if h.proc != nil {
-		h.proc.Signal(syscall.SIGKILL)
+		// An error here means the process is gone already, which is what
+		// the kill is for; its exit is reaped and reported either way.
+		_ = h.proc.Signal(syscall.SIGKILL)
 	}
 }
 

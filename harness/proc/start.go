@@ -181,7 +181,9 @@ func accept(ln *net.UnixListener, h *Helper) (*net.UnixConn, error) {
 		err error
 	}
 	ch := make(chan got, 1)
-	ln.SetDeadline(h.dl)
+	if err := ln.SetDeadline(h.dl); err != nil {
+		return nil, fmt.Errorf("proc: bound the wait for helper %s to connect: %w", h.Role, err)
+	}
 	go func() {
 		uc, err := ln.AcceptUnix()
 		ch <- got{uc, err}

@@ -61,7 +61,9 @@ func (c *conn) write(f frame, fd int) error {
 	defer c.wmu.Unlock()
 	if !c.deadline.IsZero() {
 		// Past the deadline a helper still reports its result.
-		c.uc.SetWriteDeadline(c.deadline.Add(2 * hardStopGrace))
+		if err := c.uc.SetWriteDeadline(c.deadline.Add(2 * hardStopGrace)); err != nil {
+			return fmt.Errorf("proc: send %s: bound the write: %w", f.Kind, err)
+		}
 	}
 	if _, _, err := c.uc.WriteMsgUnix(b, oob, nil); err != nil {
 		return fmt.Errorf("proc: send %s: %w", f.Kind, err)

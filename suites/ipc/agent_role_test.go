@@ -95,7 +95,7 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 			return rep, err
 		}
 		a.exported, rep.Ptr = p, uint64(p)
-		if err := a.kernel(ctx, func(w *harness.GPUWork) error { return w.Fill(ctx, p, cmd.Size/4, cmd.Seed) }); err != nil {
+		if err := a.kernel(func(w *harness.GPUWork) error { return w.Fill(ctx, p, cmd.Size/4, cmd.Seed) }); err != nil {
 			return rep, err
 		}
 		h, err := a.b.IPCGetMemHandle(a.dev, p)
@@ -130,7 +130,7 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 		var aerr error
 		rep.Attr, aerr = a.b.PointerAttribute(a.dev, harness.PointerDeviceOrdinal, harness.DevicePtr(cmd.Ptr))
 		rep.AttrCode = codeOf(aerr)
-		return rep, a.kernel(ctx, func(w *harness.GPUWork) (err error) {
+		return rep, a.kernel(func(w *harness.GPUWork) (err error) {
 			rep.Verdict, err = w.Verify(ctx, harness.DevicePtr(cmd.Ptr), cmd.Size/4, cmd.Seed)
 			return err
 		})
@@ -144,7 +144,7 @@ func (a *agent) useOpened(ctx context.Context, cmd agentCmd, rep *agentReply) er
 	if a.opened == 0 {
 		return errors.New("no mapping is open")
 	}
-	return a.kernel(ctx, func(w *harness.GPUWork) (err error) {
+	return a.kernel(func(w *harness.GPUWork) (err error) {
 		switch {
 		case cmd.Op == opFill:
 			return w.Fill(ctx, a.opened, cmd.Size/4, cmd.Seed)
@@ -162,7 +162,7 @@ func (a *agent) useOpened(ctx context.Context, cmd agentCmd, rep *agentReply) er
 }
 
 // kernel runs f with this GPU's stream and result buffer, made on first use.
-func (a *agent) kernel(ctx context.Context, f func(w *harness.GPUWork) error) error {
+func (a *agent) kernel(f func(w *harness.GPUWork) error) error {
 	if a.w == nil || a.w.Device() != a.dev {
 		if err := a.closeWork(); err != nil {
 			return err

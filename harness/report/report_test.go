@@ -256,8 +256,13 @@ func TestRunFolderFilesAndProgressiveMerge(t *testing.T) {
 func TestJUnitShape(t *testing.T) {
 	dir, _ := writeFixtureRun(t, "testdata/fake2")
 	var suites reporters.JUnitTestSuites
-	if err := xml.Unmarshal([]byte(readFile(t, filepath.Join(dir, JUnitFile))), &suites); err != nil {
+	written := readFile(t, filepath.Join(dir, JUnitFile))
+	if err := xml.Unmarshal([]byte(written), &suites); err != nil {
 		t.Fatal(err)
+	}
+	// The file is what Ginkgo's own JUnit types encode, byte for byte.
+	if again, err := xml.MarshalIndent(suites, "", "  "); err != nil || xml.Header+string(again)+"\n" != written {
+		t.Errorf("junit.xml is not what Ginkgo's JUnit types write (%v):\n%s", err, written)
 	}
 	if len(suites.TestSuites) != 3 || suites.Tests != 19 {
 		t.Fatalf("%d suites, %d tests", len(suites.TestSuites), suites.Tests)

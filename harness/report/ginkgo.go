@@ -28,7 +28,6 @@ type SuiteReport struct {
 	PreRunStats                PreRunStats
 	StartTime                  time.Time
 	EndTime                    time.Time
-	RunTime                    time.Duration
 	SuiteConfig                SuiteConfig
 	SpecReports                []SpecReport
 }
@@ -48,8 +47,6 @@ type SuiteConfig struct {
 	FocusFiles   []string
 	SkipFiles    []string
 	LabelFilter  string
-	FailFast     bool
-	DryRun       bool
 }
 
 // SpecReport is one spec's (or suite node's) report.
@@ -61,8 +58,6 @@ type SpecReport struct {
 	LeafNodeLabels             []string
 	LeafNodeText               string
 	State                      SpecState
-	StartTime                  time.Time
-	EndTime                    time.Time
 	RunTime                    time.Duration
 	Failure                    Failure // zero when the JSON has none
 	CapturedGinkgoWriterOutput string

@@ -13,9 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/onsi/ginkgo/v2/reporters"
-	"github.com/onsi/ginkgo/v2/types"
-
 	"github.com/p2pconf/p2pconf/harness/checks"
 )
 
@@ -35,7 +32,7 @@ type RunMeta struct {
 }
 
 // suiteName picks the suite's name (see RunMeta.Suite).
-func suiteName(r types.Report, meta RunMeta) string {
+func suiteName(r SuiteReport, meta RunMeta) string {
 	if meta.Suite != "" {
 		return meta.Suite
 	}
@@ -71,8 +68,9 @@ func sanitizeName(s string) string {
 	return strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(s), "-"), "-.")
 }
 
-// Convert turns one suite's Ginkgo report into a conformance document.
-func Convert(sys System, r types.Report, meta RunMeta) Document {
+// Convert turns one suite's Ginkgo report (decoded by DecodeGinkgoJSON)
+// into a conformance document.
+func Convert(sys System, r SuiteReport, meta RunMeta) Document {
 	meta = completeMeta(r, meta)
 	suite := suiteName(r, meta)
 	var results []Result
@@ -102,7 +100,7 @@ func Convert(sys System, r types.Report, meta RunMeta) Document {
 	}
 }
 
-func completeMeta(r types.Report, meta RunMeta) RunMeta {
+func completeMeta(r SuiteReport, meta RunMeta) RunMeta {
 	v, c := ToolVersion()
 	if meta.ToolVersion == "" {
 		meta.ToolVersion = v
@@ -149,7 +147,7 @@ func nonNil[T any](s []T) []T {
 
 // convertSpec makes the result of one spec; ok is false for specs that were
 // not selected (label filter, focus) and suite nodes that passed.
-func convertSpec(sr types.SpecReport, r types.Report, suite string) (Result, bool) {
+func convertSpec(sr SpecReport, r SuiteReport, suite string) (Result, bool) {
 	l := checks.Parse(sr.Labels())
 	res := Result{
 		Check: l.ID, Family: l.Suite, Kind: l.Kind, Link: l.Link,
@@ -163,9 +161,8 @@ func convertSpec(sr types.SpecReport, r types.Report, suite string) (Result, boo
 			res.Family = suite
 		}
 	}
-	isSpec := sr.LeafNodeType.Is(types.NodeTypeIt)
-	if !isSpec {
-		if sr.State.Is(types.SpecStatePassed | types.SpecStateSkipped | types.SpecStatePending) {
+	if !sr.isSpec() {
+		if sr.State == SpecPassed || sr.State == SpecSkipped || sr.State == SpecPending {
 			return res, false
 		}
 		// Qualified with the suite: every suite has its BeforeSuite, and a
@@ -191,12 +188,12 @@ func convertSpec(sr types.SpecReport, r types.Report, suite string) (Result, boo
 	}
 	res.Message = msg
 	res.Reason = firstLine(msg)
-	switch {
-	case sr.State.Is(types.SpecStatePassed):
+	switch sr.State {
+	case SpecPassed:
 		res.Status = StatusPass
-	case sr.State.Is(types.SpecStatePending):
+	case SpecPending:
 		res.Status, res.Reason = StatusSkip, "pending"
-	case sr.State.Is(types.SpecStateSkipped):
+	case SpecSkipped:
 		if msg == "" {
 			// Skipped without a message: either not selected, or never
 			// reached because the suite stopped early.
@@ -212,14 +209,14 @@ func convertSpec(sr types.SpecReport, r types.Report, suite string) (Result, boo
 		} else {
 			res.Status = StatusSkip
 		}
-	case sr.State.Is(types.SpecStateTimedout):
+	case SpecTimedout:
 		res.Status = StatusTimeout
-	case sr.State.Is(types.SpecStateInterrupted):
+	case SpecInterrupted:
 		res.Status = StatusError
 		if strings.Contains(strings.ToLower(msg), "timeout") {
 			res.Status = StatusTimeout
 		}
-	case sr.State.Is(types.SpecStateFailed):
+	case SpecFailed:
 		res.Status = StatusFail
 	default: // panicked, aborted, invalid: the harness broke, not the GPUs
 		res.Status = StatusError
@@ -229,7 +226,7 @@ func convertSpec(sr types.SpecReport, r types.Report, suite string) (Result, boo
 		if loc := sr.Failure.Location; loc.FileName != "" {
 			res.Location = fmt.Sprintf("%s:%d", filepath.Base(loc.FileName), loc.LineNumber)
 		}
-		res.Timeline = reporters.RenderTimeline(sr, true)
+		res.Timeline = renderTimeline(sr)
 	}
 	res.Entries = nonNil(specEntries(sr))
 	res.Metrics, res.Power = digestEntries(res.Entries)
@@ -238,12 +235,12 @@ func convertSpec(sr types.SpecReport, r types.Report, suite string) (Result, boo
 
 // selected reports whether the spec was meant to run: it matches the label
 // filter and no focus or skip strings narrow the run.
-func selected(sr types.SpecReport, r types.Report) bool {
+func selected(sr SpecReport, r SuiteReport) bool {
 	c := r.SuiteConfig
 	if len(c.FocusStrings)+len(c.SkipStrings)+len(c.FocusFiles)+len(c.SkipFiles) > 0 {
 		return false
 	}
-	ok, err := sr.MatchesLabelFilter(c.LabelFilter)
+	ok, err := matchesLabelFilter(c.LabelFilter, sr.Labels())
 	return err == nil && ok
 }
 
@@ -267,13 +264,13 @@ func firstLine(s string) string {
 
 // failedStep is the step the spec was in: the running step of a timeout's
 // progress report, else the last By before the failure.
-func failedStep(sr types.SpecReport) string {
+func failedStep(sr SpecReport) string {
 	if s := sr.Failure.ProgressReport.CurrentStepText; s != "" {
 		return s
 	}
 	step := ""
 	for _, ev := range sr.SpecEvents {
-		if ev.SpecEventType.Is(types.SpecEventByStart) {
+		if ev.SpecEventType == EventByStart {
 			if !sr.Failure.TimelineLocation.Time.IsZero() && ev.TimelineLocation.Time.After(sr.Failure.TimelineLocation.Time) {
 				break
 			}

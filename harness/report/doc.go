@@ -12,14 +12,17 @@
 //     report.Entry{...}); the check ID, GPU and pair come from the spec's
 //     labels (id:, gpu:, pair:, link:, kind:, suite:).
 //  2. ReportAfterEach feeds a Progress, which prints one line per spec.
-//  3. ReportAfterSuite calls WriteRun(dir, system, report, RunMeta{}): it
-//     writes <suite>.ginkgo.json, <suite>.junit.xml and
+//  3. ReportAfterSuite calls ginkgoadapt.WriteRun(dir, system, report,
+//     RunMeta{}), which hands Ginkgo's report over as Ginkgo's JSON to
+//     WriteRun: it writes <suite>.ginkgo.json, <suite>.junit.xml and
 //     <suite>.conformance.json, then re-renders conformance.json,
 //     junit.xml, matrix.md and matrix.html from every suite present in dir.
 //  4. `p2pconf report` and `p2pconf diff` read those files back
 //     (LoadInput, Merge, ByHost, WriteFleet, Diff).
 //
-// The package is pure Go and imports only Ginkgo's types and reporters: no
+// The package is pure Go and does not import the test framework: it reads
+// Ginkgo's JSON report with its own types (SuiteReport, SpecReport), and
+// only package ginkgoadapt, which the harness imports, touches Ginkgo's. No
 // cgo, no backend, so the command-line tool can read reports anywhere.
 // reports/README.md documents the files and the schema.
 package report

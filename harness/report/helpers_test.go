@@ -19,8 +19,9 @@ func testMeta(suite string) RunMeta {
 	return RunMeta{Suite: suite, ToolVersion: "v0.0.0-test", Commit: "0123456789abcdef", Args: []string{"p2pconf-fixture", "--ginkgo.v"}}
 }
 
-// loadFixture reads a recorded run: system.json and <suite>.ginkgo.json.
-func loadFixture(t *testing.T, dir string) (System, []string, map[string]types.Report) {
+// loadFixture reads a recorded run: system.json and each suite's Ginkgo
+// JSON report (<suite>.ginkgo.json), as the file's bytes.
+func loadFixture(t *testing.T, dir string) (System, []string, map[string][]byte) {
 	t.Helper()
 	var sys System
 	data, err := os.ReadFile(filepath.Join(dir, "system.json"))
@@ -31,26 +32,44 @@ func loadFixture(t *testing.T, dir string) (System, []string, map[string]types.R
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*"+SuiteGinkgoSuffix))
-	reps := map[string]types.Report{}
+	raw := map[string][]byte{}
 	var names []string
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rs []types.Report
-		if err := json.Unmarshal(data, &rs); err != nil || len(rs) != 1 {
-			t.Fatalf("%s: %v (%d reports)", f, err, len(rs))
-		}
 		name := strings.TrimSuffix(filepath.Base(f), SuiteGinkgoSuffix)
 		names = append(names, name)
-		reps[name] = rs[0]
+		raw[name] = data
 	}
 	sort.Strings(names)
 	if len(names) == 0 {
 		t.Fatalf("no fixtures in %s", dir)
 	}
-	return sys, names, reps
+	return sys, names, raw
+}
+
+// decoded decodes a Ginkgo JSON report holding one suite.
+func decoded(t *testing.T, data []byte) SuiteReport {
+	t.Helper()
+	reps, err := DecodeGinkgoJSON(data)
+	if err != nil || len(reps) != 1 {
+		t.Fatalf("decoding a Ginkgo report: %v (%d suites)", err, len(reps))
+	}
+	return reps[0]
+}
+
+// own converts a Ginkgo report built in a test to the package's types the
+// way package ginkgoadapt does (it cannot be imported here: it imports this
+// package): through Ginkgo's JSON encoding.
+func own(t *testing.T, r types.Report) SuiteReport {
+	t.Helper()
+	data, err := json.MarshalIndent([]types.Report{r}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decoded(t, data)
 }
 
 // writeFixtureRun writes every suite of a recorded run into a fresh run

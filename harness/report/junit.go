@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/onsi/ginkgo/v2/reporters"
 )
 
 // JUnit renders a document as JUnit XML shaped for CI: one <testsuite> per
@@ -18,8 +16,8 @@ import (
 // ("access.peer-copy: GPU0→GPU1 [nvlink]"), the family as classname (what
 // GitLab shows as the suite), a one-line failure message with the detail in
 // the body, the skip reason as the skipped message, and the environment in
-// the suite properties. Ginkgo's XML types are used so the file is what
-// Ginkgo-aware tools expect.
+// the suite properties. The elements and attributes are those of Ginkgo's
+// own JUnit report, so the file is what Ginkgo-aware tools expect.
 func JUnit(doc Document) []byte {
 	return encodeJUnit(junitSuites(doc, ""))
 }
@@ -27,7 +25,7 @@ func JUnit(doc Document) []byte {
 // FleetJUnit renders several hosts' documents into one JUnit file; every
 // test case name starts with "[host] " so names stay unique across hosts.
 func FleetJUnit(hosts []Host) []byte {
-	var all reporters.JUnitTestSuites
+	var all junitTestSuites
 	for _, h := range hosts {
 		s := junitSuites(h.Doc, h.Name)
 		all.Tests += s.Tests
@@ -40,7 +38,7 @@ func FleetJUnit(hosts []Host) []byte {
 	return encodeJUnit(all)
 }
 
-func encodeJUnit(s reporters.JUnitTestSuites) []byte {
+func encodeJUnit(s junitTestSuites) []byte {
 	data, err := xml.MarshalIndent(s, "", "  ")
 	if err != nil {
 		// Only unsupported types make MarshalIndent fail; ours are fixed.
@@ -49,7 +47,7 @@ func encodeJUnit(s reporters.JUnitTestSuites) []byte {
 	return append([]byte(xml.Header), append(data, '\n')...)
 }
 
-func junitSuites(doc Document, hostPrefix string) reporters.JUnitTestSuites {
+func junitSuites(doc Document, hostPrefix string) junitTestSuites {
 	byFamily := map[string][]Result{}
 	for _, r := range doc.Results {
 		byFamily[r.Family] = append(byFamily[r.Family], r)
@@ -66,7 +64,7 @@ func junitSuites(doc Document, hostPrefix string) reporters.JUnitTestSuites {
 		families = append(families, f)
 	}
 	sort.Strings(families)
-	out := reporters.JUnitTestSuites{}
+	out := junitTestSuites{}
 	for _, fam := range families {
 		ts := junitSuite(doc, fam, suiteRuns[fam], byFamily[fam])
 		if hostPrefix != "" {
@@ -84,13 +82,13 @@ func junitSuites(doc Document, hostPrefix string) reporters.JUnitTestSuites {
 	return out
 }
 
-func junitSuite(doc Document, fam string, run SuiteRun, results []Result) reporters.JUnitTestSuite {
+func junitSuite(doc Document, fam string, run SuiteRun, results []Result) junitTestSuite {
 	sys := doc.System
 	backend := run.Backend
 	if backend == "" {
 		backend = backendName(sys)
 	}
-	ts := reporters.JUnitTestSuite{
+	ts := junitTestSuite{
 		Name:    strings.TrimSpace(fmt.Sprintf("%s [%s] %s", fam, backend, sys.Host)),
 		Package: "./suites/" + fam,
 	}
@@ -112,7 +110,7 @@ func junitSuite(doc Document, fam string, run SuiteRun, results []Result) report
 			fmt.Sprintf("%s %s %s cc%d.%d", g.Name, g.UUID, g.PCIBusID, g.ComputeCapability/10, g.ComputeCapability%10)})
 	}
 	for _, p := range props {
-		ts.Properties.Properties = append(ts.Properties.Properties, reporters.JUnitProperty{Name: p[0], Value: p[1]})
+		ts.Properties.Properties = append(ts.Properties.Properties, junitProperty{Name: p[0], Value: p[1]})
 	}
 	names := map[string]int{}
 	for _, r := range results {
@@ -124,9 +122,9 @@ func junitSuite(doc Document, fam string, run SuiteRun, results []Result) report
 		ts.TestCases = append(ts.TestCases, tc)
 	}
 	if !run.Succeeded && len(run.FailureReasons) > 0 {
-		ts.TestCases = append(ts.TestCases, reporters.JUnitTestCase{
+		ts.TestCases = append(ts.TestCases, junitTestCase{
 			Name: fam + ": suite", Classname: fam, Status: StatusError,
-			Error: &reporters.JUnitError{Message: oneLine(strings.Join(run.FailureReasons, "; ")), Type: "suite",
+			Error: &junitError{Message: oneLine(strings.Join(run.FailureReasons, "; ")), Type: "suite",
 				Description: "Ginkgo reported the suite as failed: " + strings.Join(run.FailureReasons, "\n")},
 		})
 	}
@@ -156,32 +154,32 @@ func CaseName(r Result) string {
 	return name
 }
 
-func junitCase(doc Document, r Result) reporters.JUnitTestCase {
-	tc := reporters.JUnitTestCase{
+func junitCase(doc Document, r Result) junitTestCase {
+	tc := junitTestCase{
 		Name: CaseName(r), Classname: r.Family, Status: r.Status,
 		Time: float64(r.DurationMS) / 1000,
 	}
 	switch r.Status {
 	case StatusPass:
 	case StatusSkip:
-		tc.Skipped = &reporters.JUnitSkipped{Message: r.Reason}
+		tc.Skipped = &junitSkipped{Message: r.Reason}
 	case StatusFail, StatusTimeout:
-		tc.Failure = &reporters.JUnitFailure{Message: orDash(r.Reason), Type: r.Status, Description: failureBody(doc, r)}
+		tc.Failure = &junitFailure{Message: orDash(r.Reason), Type: r.Status, Description: failureBody(doc, r)}
 	default:
-		tc.Error = &reporters.JUnitError{Message: orDash(r.Reason), Type: r.Status, Description: failureBody(doc, r)}
+		tc.Error = &junitError{Message: orDash(r.Reason), Type: r.Status, Description: failureBody(doc, r)}
 	}
-	props := []reporters.JUnitProperty{{Name: "check", Value: r.Check}, {Name: "kind", Value: r.Kind}, {Name: "target", Value: r.TargetName()}}
+	props := []junitProperty{{Name: "check", Value: r.Check}, {Name: "kind", Value: r.Kind}, {Name: "target", Value: r.TargetName()}}
 	if r.Link != "" {
-		props = append(props, reporters.JUnitProperty{Name: "link", Value: r.Link})
+		props = append(props, junitProperty{Name: "link", Value: r.Link})
 	}
 	for _, g := range doc.System.GPUs {
 		switch {
 		case r.Src != nil && g.Ordinal == *r.Src:
-			props = append(props, reporters.JUnitProperty{Name: "src_uuid", Value: g.UUID})
+			props = append(props, junitProperty{Name: "src_uuid", Value: g.UUID})
 		case r.Dst != nil && g.Ordinal == *r.Dst:
-			props = append(props, reporters.JUnitProperty{Name: "dst_uuid", Value: g.UUID})
+			props = append(props, junitProperty{Name: "dst_uuid", Value: g.UUID})
 		case r.GPU != nil && g.Ordinal == *r.GPU:
-			props = append(props, reporters.JUnitProperty{Name: "uuid", Value: g.UUID})
+			props = append(props, junitProperty{Name: "uuid", Value: g.UUID})
 		}
 	}
 	keys := make([]string, 0, len(r.Metrics))
@@ -194,9 +192,9 @@ func junitCase(doc Document, r Result) reporters.JUnitTestCase {
 		if m := r.Metrics[k]; m != nil {
 			val = fmt.Sprint(*m)
 		}
-		props = append(props, reporters.JUnitProperty{Name: "metric:" + k, Value: val})
+		props = append(props, junitProperty{Name: "metric:" + k, Value: val})
 	}
-	tc.Properties = &reporters.JUnitProperties{Properties: props}
+	tc.Properties = &junitProperties{Properties: props}
 	return tc
 }
 
@@ -229,4 +227,66 @@ func failureBody(doc Document, r Result) string {
 // oneLine joins the lines of s with spaces: a JUnit message is one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// The JUnit XML elements, with the element and attribute names and order
+// of Ginkgo's JUnit report.
+type junitTestSuites struct {
+	XMLName    xml.Name         `xml:"testsuites"`
+	Tests      int              `xml:"tests,attr"`
+	Disabled   int              `xml:"disabled,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Time       float64          `xml:"time,attr"`
+	TestSuites []junitTestSuite `xml:"testsuite"`
+}
+
+type junitTestSuite struct {
+	Name       string          `xml:"name,attr"`
+	Package    string          `xml:"package,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Disabled   int             `xml:"disabled,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Time       float64         `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
+	Properties junitProperties `xml:"properties"`
+	TestCases  []junitTestCase `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Properties []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitTestCase struct {
+	Name       string           `xml:"name,attr"`
+	Classname  string           `xml:"classname,attr"`
+	Status     string           `xml:"status,attr"`
+	Time       float64          `xml:"time,attr"`
+	Skipped    *junitSkipped    `xml:"skipped,omitempty"`
+	Error      *junitError      `xml:"error,omitempty"`
+	Failure    *junitFailure    `xml:"failure,omitempty"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+type junitError struct {
+	Message     string `xml:"message,attr"`
+	Type        string `xml:"type,attr"`
+	Description string `xml:",chardata"`
+}
+
+type junitFailure struct {
+	Message     string `xml:"message,attr"`
+	Type        string `xml:"type,attr"`
+	Description string `xml:",chardata"`
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/onsi/ginkgo/v2/types"
 )
 
 // Progress prints one line per finished spec, e.g.
@@ -17,11 +15,12 @@ import (
 //	[access 13/40] skip access.peer-copy GPU0→GPU2: needs peer access (found cuDeviceCanAccessPeer=0)
 //
 // The harness makes one in ReportBeforeSuite and feeds it from
-// ReportAfterEach:
+// ReportAfterEach, each Ginkgo spec report converted by package
+// ginkgoadapt:
 //
 //	var progress *report.Progress
 //	ReportBeforeSuite(func(r Report) { progress = report.NewProgress(os.Stderr, "access", r.PreRunStats.SpecsThatWillRun) })
-//	ReportAfterEach(func(sr SpecReport) { progress.Spec(sr) })
+//	ReportAfterEach(func(sr SpecReport) { progress.Spec(ginkgoadapt.Spec(sr)) })
 //
 // Specs that were not selected (label filter) print nothing and are not
 // counted. Under ginkgo -p each process counts its own specs.
@@ -39,11 +38,11 @@ func NewProgress(w io.Writer, suite string, total int) *Progress {
 }
 
 // Spec prints the line of one finished spec. A nil Progress does nothing.
-func (p *Progress) Spec(sr types.SpecReport) {
-	if p == nil || !sr.LeafNodeType.Is(types.NodeTypeIt) {
+func (p *Progress) Spec(sr SpecReport) {
+	if p == nil || !sr.isSpec() {
 		return
 	}
-	if sr.State.Is(types.SpecStateSkipped) && sr.Failure.Message == "" {
+	if sr.State == SpecSkipped && sr.Failure.Message == "" {
 		return
 	}
 	p.mu.Lock()
@@ -53,8 +52,8 @@ func (p *Progress) Spec(sr types.SpecReport) {
 }
 
 // ProgressLine formats one progress line.
-func ProgressLine(suite string, n, total int, sr types.SpecReport) string {
-	res, _ := convertSpec(sr, types.Report{}, suite)
+func ProgressLine(suite string, n, total int, sr SpecReport) string {
+	res, _ := convertSpec(sr, SuiteReport{}, suite)
 	if res.Status == "" {
 		res.Status = sr.State.String()
 	}

@@ -29,7 +29,7 @@ func TestMergeKeepsEverySuitesSetupFailure(t *testing.T) {
 	for _, suite := range []string{"ipc", "vmm"} {
 		specs := []spec{{id: "", suite: suite, gpu: -1, src: -1, dst: -1, state: types.SpecStateFailed,
 			node: types.NodeTypeBeforeSuite, msg: "loading libcuda.so.1: cannot open shared object file"}}
-		docs = append(docs, Convert(System{Backend: "cuda", Host: "n1"}, suiteReport(suite, "", specs), testMeta(suite)))
+		docs = append(docs, Convert(System{Backend: "cuda", Host: "n1"}, own(t, suiteReport(suite, "", specs)), testMeta(suite)))
 	}
 	m := Merge(docs)
 	if m.Summary.Fail != 2 {

@@ -17,7 +17,7 @@ import (
 
 func TestConvertStatusesReasonsAndEntries(t *testing.T) {
 	sys, _, reps := loadFixture(t, "testdata/fake2")
-	doc := Convert(sys, reps["access"], testMeta("access"))
+	doc := Convert(sys, decoded(t, reps["access"]), testMeta("access"))
 
 	if got := len(doc.Results); got != 12 {
 		t.Errorf("access has %d results, want 12 (the spec left out by the label filter must not appear)", got)
@@ -59,7 +59,7 @@ func TestConvertStatusesReasonsAndEntries(t *testing.T) {
 		t.Errorf("suite %+v", doc.Suites[0])
 	}
 
-	ord := Convert(sys, reps["ordering"], testMeta("ordering"))
+	ord := Convert(sys, decoded(t, reps["ordering"]), testMeta("ordering"))
 	lit := findResult(t, ord, "ordering.flag-handoff-sys GPU0→GPU1")
 	if v := lit.Metrics["instances_per_second"]; v == nil || *v != 1.25e6 {
 		t.Errorf("metric instances_per_second = %v", v)
@@ -79,14 +79,15 @@ func TestConvertStatusesReasonsAndEntries(t *testing.T) {
 }
 
 // TestConvertInProcessEntries covers ReportAfterSuite in the process that
-// ran the specs: entry values are the Entry itself, AsJSON is empty.
+// ran the specs: entry values are the Entry itself, AsJSON is empty until
+// the report is encoded on its way to Convert.
 func TestConvertInProcessEntries(t *testing.T) {
 	sr := spec{id: "bandwidth.latency", suite: "bandwidth", kind: "info", text: "latency GPU0→GPU1", gpu: -1, src: 0, dst: 1, link: "nvlink",
 		state: types.SpecStatePassed, entries: []Entry{{Kind: KindMetric, Name: "latency_us", Value: 2.5}, {Kind: KindMetric, Name: "latency_us", Value: 3}}}.report(0)
 	if sr.ReportEntries[0].Value.AsJSON != "" {
 		t.Fatal("fixture entry already encoded")
 	}
-	doc := Convert(System{Backend: "cuda"}, types.Report{SpecReports: types.SpecReports{sr}}, testMeta(""))
+	doc := Convert(System{Backend: "cuda"}, own(t, types.Report{SpecReports: types.SpecReports{sr}}), testMeta(""))
 	r := doc.Results[0]
 	if v := r.Metrics["latency_us"]; v == nil || *v != 2.5 {
 		t.Errorf("latency_us = %v", v)
@@ -107,7 +108,7 @@ func TestConvertSuiteNodeFailureAndInterrupt(t *testing.T) {
 	}
 	r := suiteReport("ipc", "", specs)
 	r.SpecialSuiteFailureReasons = []string{"Interrupted by User"}
-	doc := Convert(System{Backend: "cuda"}, r, testMeta("ipc"))
+	doc := Convert(System{Backend: "cuda"}, own(t, r), testMeta("ipc"))
 	if len(doc.Results) != 2 {
 		t.Fatalf("results: %+v", doc.Results)
 	}
@@ -255,8 +256,13 @@ func TestRunFolderFilesAndProgressiveMerge(t *testing.T) {
 func TestJUnitShape(t *testing.T) {
 	dir, _ := writeFixtureRun(t, "testdata/fake2")
 	var suites reporters.JUnitTestSuites
-	if err := xml.Unmarshal([]byte(readFile(t, filepath.Join(dir, JUnitFile))), &suites); err != nil {
+	written := readFile(t, filepath.Join(dir, JUnitFile))
+	if err := xml.Unmarshal([]byte(written), &suites); err != nil {
 		t.Fatal(err)
+	}
+	// The file is what Ginkgo's own JUnit types encode, byte for byte.
+	if again, err := xml.MarshalIndent(suites, "", "  "); err != nil || xml.Header+string(again)+"\n" != written {
+		t.Errorf("junit.xml is not what Ginkgo's JUnit types write (%v):\n%s", err, written)
 	}
 	if len(suites.TestSuites) != 3 || suites.Tests != 19 {
 		t.Fatalf("%d suites, %d tests", len(suites.TestSuites), suites.Tests)
@@ -460,7 +466,7 @@ func TestInterruptedRunLeavesValidFiles(t *testing.T) {
 }
 
 func TestWriteRunNeedsAFolder(t *testing.T) {
-	if err := WriteRun("", System{}, types.Report{}, RunMeta{}); err == nil || !strings.Contains(err.Error(), "P2PCONF_REPORT_DIR") {
+	if err := WriteRun("", System{}, nil, RunMeta{}); err == nil || !strings.Contains(err.Error(), "P2PCONF_REPORT_DIR") {
 		t.Errorf("WriteRun without a folder: %v", err)
 	}
 }
@@ -487,7 +493,7 @@ func TestProgressLine(t *testing.T) {
 	_, _, reps := loadFixture(t, "testdata/fake2")
 	var out strings.Builder
 	p := NewProgress(&out, "access", 12)
-	for _, sr := range reps["access"].SpecReports {
+	for _, sr := range decoded(t, reps["access"]).SpecReports {
 		p.Spec(sr)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

@@ -12,13 +12,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/onsi/ginkgo/v2/types"
 )
 
 // File names in a run folder. Per suite (<suite> is e.g. "access"):
 const (
-	SuiteGinkgoSuffix      = ".ginkgo.json"      // Ginkgo's own report ([]types.Report), lossless
+	SuiteGinkgoSuffix      = ".ginkgo.json"      // Ginkgo's own JSON report of the suite, lossless
 	SuiteJUnitSuffix       = ".junit.xml"        // the CI-shaped JUnit of that suite
 	SuiteConformanceSuffix = ".conformance.json" // that suite's conformance document
 )
@@ -36,16 +34,27 @@ const (
 )
 
 // WriteRun writes one suite's files into dir and then re-renders the merged
-// files from every suite's files present in dir. The harness calls it from
-// ReportAfterSuite with the P2PCONF_REPORT_DIR folder. A relative dir is
+// files from every suite's files present in dir. ginkgoJSON is the suite's
+// report in Ginkgo's JSON format (an array holding one suite report, as
+// ginkgo --json-report writes it); it is kept as <suite>.ginkgo.json and
+// converted. The harness calls it from ReportAfterSuite with the
+// P2PCONF_REPORT_DIR folder, through package ginkgoadapt. A relative dir is
 // taken from the module root (see ResolveDir), because each suite binary
 // runs in its own package folder. Every file is written atomically, and a
 // lock on the folder keeps suites that finish together from losing each
 // other's results in the merged files.
-func WriteRun(dir string, sys System, r types.Report, meta RunMeta) error {
+func WriteRun(dir string, sys System, ginkgoJSON []byte, meta RunMeta) error {
 	if dir == "" {
 		return errors.New("report: no report folder given (set P2PCONF_REPORT_DIR)")
 	}
+	reps, err := DecodeGinkgoJSON(ginkgoJSON)
+	if err != nil {
+		return fmt.Errorf("report: the suite's Ginkgo report: %w", err)
+	}
+	if len(reps) != 1 {
+		return fmt.Errorf("report: the suite's Ginkgo report holds %d suites, want 1", len(reps))
+	}
+	r := reps[0]
 	dir = ResolveDir(dir)
 	FillHostDefaults(&sys)
 	doc := Convert(sys, r, meta)
@@ -58,11 +67,7 @@ func WriteRun(dir string, sys System, r types.Report, meta RunMeta) error {
 		return err
 	}
 	defer unlock()
-	raw, err := json.MarshalIndent([]types.Report{r}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the Ginkgo report of %s: %w", suite, err)
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, suite+SuiteGinkgoSuffix), raw); err != nil {
+	if err := WriteFileAtomic(filepath.Join(dir, suite+SuiteGinkgoSuffix), ginkgoJSON); err != nil {
 		return err
 	}
 	if err := WriteFileAtomic(filepath.Join(dir, suite+SuiteJUnitSuffix), JUnit(doc)); err != nil {
@@ -173,9 +178,9 @@ func docFromGinkgo(path string) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	var reps []types.Report
-	if err := json.Unmarshal(data, &reps); err != nil {
-		return Document{}, fmt.Errorf("%s: not a Ginkgo JSON report: %w", path, err)
+	reps, err := DecodeGinkgoJSON(data)
+	if err != nil {
+		return Document{}, fmt.Errorf("%s: %w", path, err)
 	}
 	var docs []Document
 	for _, r := range reps {

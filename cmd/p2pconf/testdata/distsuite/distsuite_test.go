@@ -17,6 +17,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness/report"
+	"github.com/p2pconf/p2pconf/harness/report/ginkgoadapt"
 )
 
 func TestDist(t *testing.T) {
@@ -31,7 +32,7 @@ var _ = ReportAfterSuite("p2pconf reports", func(r Report) {
 	}
 	sys := report.System{Backend: "fake:dist", Host: "disthost", CUDAVersion: 13000,
 		GPUs: []report.GPU{{Ordinal: 0, Name: "fake"}, {Ordinal: 1, Name: "fake"}}}
-	Expect(report.WriteRun(dir, sys, r, report.RunMeta{})).To(Succeed())
+	Expect(ginkgoadapt.WriteRun(dir, sys, r, report.RunMeta{})).To(Succeed())
 })
 
 var _ = Describe("the dist run script", func() {

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+// Package layout holds the tests that keep the project's structure: one door
+// from a spec to the GPU (specs import the harness fixture, never what does
+// the GPU work) and a command that does not depend on the test framework.
+// The linter's depguard rules say the same for editors; these tests hold in
+// every `make test`, with nothing to install.
+package layout
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/p2pconf/p2pconf"
+
+// forbiddenInSpecs are the packages behind the fixture: a spec that imports
+// one reaches the GPU past the fixture's assertions and cleanups.
+var forbiddenInSpecs = []string{
+	module + "/harness/backend",
+	module + "/harness/cuda",
+	module + "/harness/cudabackend",
+	module + "/harness/fake",
+}
+
+// TestSpecsUseOnlyTheFixture parses every Go file under suites/ and fails
+// for each import of a package behind the fixture.
+func TestSpecsUseOnlyTheFixture(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files := 0
+	err := filepath.WalkDir(filepath.Join(root, "suites"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		files++
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			for _, bad := range forbiddenInSpecs {
+				if p == bad {
+					rel, _ := filepath.Rel(root, path)
+					t.Errorf("%s imports %s: specs reach the GPU through the harness fixture and its re-exports (harness/driver.go)", rel, p)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files == 0 {
+		t.Fatal("found no Go files under suites/: the check would hold vacuously")
+	}
+	t.Logf("%d spec files checked", files)
+}
+
+// TestCommandHasNoGinkgo: the p2pconf command reads reports and the machine
+// and must build without the test framework (`go list -deps ./cmd/p2pconf`).
+func TestCommandHasNoGinkgo(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("needs the go command (found: %v)", err)
+	}
+	cmd := exec.Command(goTool, "list", "-deps", "./cmd/p2pconf")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/p2pconf: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps ./cmd/p2pconf listed only %d packages:\n%s", len(deps), out)
+	}
+	for _, d := range deps {
+		if strings.Contains(d, "ginkgo") || strings.Contains(d, "gomega") || d == module+"/harness" {
+			t.Errorf("cmd/p2pconf depends on %s", d)
+		}
+	}
+}

@@ -106,8 +106,8 @@ func boundaryCopyRun(ctx context.Context, h *harness.Harness, src, dst harness.G
 
 	v, err := wd.Verify(ctx, to+harness.DevicePtr(4*l.w0), l.wEnd-l.w0, seedA)
 	harness.ExpectNoError(err, "verify the destination on %s after %s", dst, what)
-	Expect(v.Mismatches).To(BeZero(), "%s: %d of the %d whole words at the destination differ (checked on %s), the first at byte %d of the copy",
-		what, v.Mismatches, l.wEnd-l.w0, dst, 4*(l.w0+uint64(v.First))-c.dstOff)
+	Expect(v.Mismatches).To(BeZero(), "%s: %d of the %d whole words at the destination differ (checked on %s), the first the word at byte %d of the copy (destination byte %d)",
+		what, v.Mismatches, l.wEnd-l.w0, dst, 4*(l.w0+uint64(v.First))-c.dstOff, 4*(l.w0+uint64(v.First)))
 
 	// The partial words at both ends and the guard after the end, on the host.
 	var head []uint32

@@ -67,6 +67,9 @@ var _ = Describe("ordering: the CUDA driver", func() {
 		By("releasing the kernel, waiting for the event, then querying it again")
 		release()
 		h.MustWaitEvent(ctx, done, fmt.Sprintf("the event after the copy %s→%s", src, dst))
+		// The stream as well: the kernel's status is read only once it has
+		// ended, even where the event completed too early.
+		h.MustWait(ctx, s, fmt.Sprintf("the stream of %s holding the kernel and the copy %s→%s", src, src, dst))
 		st := h.Download(src, status, 2)
 		Expect(early).To(harness.MatchCUDAError(cuerr.NotReady),
 			"cuEventQuery of the event after a copy %s→%s queued behind a kernel waiting for the host, queried before the host released it (the kernel then ended with status %d after %d polls)", src, dst, st[0], st[1])

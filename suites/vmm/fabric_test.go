@@ -4,6 +4,7 @@
 package vmm_test
 
 import (
+	"errors"
 	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -76,6 +77,9 @@ var _ = Describe("vmm: a FABRIC handle", func() {
 // spec's first finding about the import. Any other error fails the spec.
 func skipRefused(err error, call string, g harness.GPU) {
 	GinkgoHelper()
-	harness.SkipIfRefused(err, call, g.String(), "an IMEX channel may be needed, or the platform lacks FABRIC handles",
-		cuerr.NotPermitted, cuerr.NotSupported)
+	why := "an IMEX channel may be needed"
+	if errors.Is(err, cuerr.NotSupported) {
+		why = "the platform lacks FABRIC handles"
+	}
+	harness.SkipIfRefused(err, call, g.String(), why, cuerr.NotPermitted, cuerr.NotSupported)
 }

@@ -34,6 +34,16 @@ var (
 	HandoffFromHost = define("ordering.ptx", "hd_from_host", 70, simHandoffFromHost,
 		P("hdf_data", Ptr), P("hdf_flag", Ptr), P("hdf_ack", Ptr), P("hdf_words", U32), P("hdf_rounds", U32),
 		P("hdf_status", Ptr), P("hdf_timeout_ns", U64))
+
+	// WaitReleased holds its stream until the host sets a word of mapped
+	// pinned memory: one thread polls wr_flag with ld.relaxed.sys until it is
+	// non-zero, for at most wr_timeout_ns, and reports in wr_status[0] how
+	// the wait ended (WaitRelease*) and in wr_status[1] the polls made. A
+	// spec that needs work to be still pending when it looks uses it instead
+	// of a timed delay, so the host's own scheduling cannot end the wait
+	// early. Launch it with one thread.
+	WaitReleased = define("ordering.ptx", "wait_released", 70, simWaitReleased,
+		P("wr_flag", Ptr), P("wr_timeout_ns", U64), P("wr_status", Ptr))
 )
 
 // MPMode selects how MPWrite publishes and MPRead observes the flag.
@@ -64,6 +74,13 @@ const (
 
 // MPWord is data word j of instance i in generation gen.
 func MPWord(gen uint32, i, j int) uint32 { return FlagWord(gen, uint32(MPMaxWords*i+j)) }
+
+// WaitReleased status values (word 0 of wr_status).
+const (
+	WaitReleaseSeen     uint32 = 1 // the host's flag was seen
+	WaitReleaseTimedOut uint32 = 2 // wr_timeout_ns passed first
+	WaitReleaseCapped   uint32 = 3 // the poll cap was hit first (the timer did not advance)
+)
 
 // Handoff status values (word 0 of HandoffToHost/HandoffFromHost status).
 const (
@@ -276,4 +293,35 @@ func simStatus(t Thread, status uint64, words ...uint32) error {
 		}
 	}
 	return nil
+}
+
+// simWaitReleased polls the flag as the PTX does, with the same time bound
+// and poll cap, and writes the status with relaxed system-scope stores.
+func simWaitReleased(g Grid, a []uint64) error {
+	flag, timeout, status := a[0], time.Duration(a[1]), a[2]
+	return g.Threads(1, func(t Thread) error {
+		limit := a[1]/16 + 1024
+		v := WaitReleaseCapped
+		var polls uint64
+		for polls < limit {
+			w, err := t.Load(flag, TU32, Relaxed, Sys)
+			if err != nil {
+				return fmt.Errorf("wait_released: load of the flag at 0x%x: %w", flag, err)
+			}
+			polls++
+			if w != 0 {
+				v = WaitReleaseSeen
+				break
+			}
+			if g.Now() >= timeout {
+				v = WaitReleaseTimedOut
+				break
+			}
+			g.Pause()
+		}
+		if err := t.Store(status, TU32, uint64(v), Relaxed, Sys); err != nil {
+			return fmt.Errorf("wait_released: status store at 0x%x: %w", status, err)
+		}
+		return t.Store(status+4, TU32, uint64(uint32(polls)), Relaxed, Sys)
+	})
 }

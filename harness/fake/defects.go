@@ -53,6 +53,7 @@ const (
 	dVMMGranularityLax
 	dFreeLeaks
 	dSlowPeerCopy
+	dCopySizeCap
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -67,6 +68,11 @@ const slowPeerRate = 50e6
 func slowPeerTime(n uint64) time.Duration {
 	return time.Duration(float64(n) / slowPeerRate * float64(time.Second))
 }
+
+// copySizeCap is where copies between two GPUs stop under copy-size-cap:
+// 64 MiB and one page, just above the largest size the peer copy spec
+// checked before sizes that straddle caps were added, so only those catch it.
+const copySizeCap = 64<<20 + 4096
 
 // gatedDefects are the defects that only a gated run catches (Gated).
 const gatedDefects = dSlowPeerCopy
@@ -119,6 +125,8 @@ var defectTable = []struct {
 		"cuMemFree succeeds but the memory stays allocated, so free memory never returns to its baseline"}},
 	{dSlowPeerCopy, DefectInfo{Name: "slow-peer-copy", Suite: "bandwidth", Preset: "h200x2",
 		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) and kernels' accesses to a peer GPU's memory run at 50 MB/s (the stream stalls after the work until bytes/rate has passed since it began), so event-timed peer bandwidth drops far below a clean run's; caught only against that run's baseline"}},
+	{dCopySizeCap, DefectInfo{Name: "copy-size-cap", Suite: "access", Preset: "h200x2",
+		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) silently stop after 64 MiB + 4 KiB: the rest of the destination is left untouched and the call and the stream report success; caught by access.peer-copy at its sizes above the cap"}},
 }
 
 // Defects lists every injectable defect.

@@ -147,6 +147,24 @@ var symptoms = map[string]func(t *testing.T, b *Backend) bool{
 		free, _, _ := b.MemInfo(0)
 		return free != base
 	},
+	"copy-size-cap": func(t *testing.T, b *Backend) bool {
+		// The words just before and just after the cap, and the last one.
+		const n = copySizeCap + 4096 + 12
+		src, _ := b.Alloc(0, n)
+		dst, _ := b.Alloc(1, n)
+		must(t, b.Memset32(0, src, 0x01020304, n/4))
+		must(t, b.Memset32(1, dst, 0xDEADBEEF, n/4))
+		s, _ := b.NewStream(0)
+		must(t, b.CopyPeerAsync(s, dst, 1, src, 0, n))
+		must(t, wait(t, b, s))
+		below := words(t, b, 1, dst+copySizeCap-4, 1)[0]
+		above := words(t, b, 1, dst+copySizeCap, 1)[0]
+		last := words(t, b, 1, dst+n-4, 1)[0]
+		if below != 0x01020304 {
+			t.Fatalf("the word below the cap holds 0x%x: even the capped copy should move it", below)
+		}
+		return above != 0x01020304 || last != 0x01020304
+	},
 }
 
 func TestEachDefectShowsAlone(t *testing.T) {

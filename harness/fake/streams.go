@@ -206,8 +206,12 @@ func (b *Backend) runCopy(st *stream, check func() (*region, []byte, *region, []
 		b.poison(st.dev, cuerr.IllegalAddress, "queued copy: "+err.Error())
 		return false
 	}
-	copy(dm, sm)
 	peer = dr.phys >= 0 && sr.phys >= 0 && dr.phys != sr.phys
+	if b.defects.has(dCopySizeCap) && peer && n > copySizeCap {
+		copy(dm[:copySizeCap], sm[:copySizeCap])
+	} else {
+		copy(dm, sm)
+	}
 	if b.defects.has(dPeerCopyCorrupts) && peer && n >= 4 {
 		w := n / 4 / 2 * 4
 		flip := (*uint32)(ptrAt(dm, w))

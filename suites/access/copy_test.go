@@ -35,15 +35,21 @@ var _ = Describe("access:", func() {
 				}
 				/*
 					ID: access.peer-copy
-					Requirement: cuMemcpyPeerAsync MUST move seeded random (non-zero)
-					data exactly from A to B and from B to A, with and without peer
-					access enabled, at 4 B, 4 KiB + 12 B and 64 MiB; the destination
-					is poisoned first, every word is checked and the words after the
-					destination stay untouched.
+					Requirement: cuMemcpyPeerAsync MUST move seeded data exactly from
+					A to B and from B to A, with and without peer access enabled, at
+					4 B, 4 KiB + 12 B and 64 MiB (random words, checked word by word
+					on the host) and at sizes that straddle size caps and 32-bit
+					boundaries: 64 MiB + 4 KiB + 7 B at byte offsets 3→7 and
+					4 GiB + 12 B (copy_boundary_test.go: a seeded pattern whose whole
+					words a kernel on the owner GPU checks, the bytes at either end
+					checked on the host). The destination is poisoned first and the
+					words after it stay untouched.
 					Source: CUDA Driver API cuMemcpyPeerAsync; Programming Guide,
 					Peer-to-Peer Memory Copy (works without peer access, staged).
 					Applies to: every ordered pair; "with peer access" where
-					cuDeviceCanAccessPeer(A, B)=1.
+					cuDeviceCanAccessPeer(A, B)=1; a size is skipped where
+					cuMemGetInfo reports too little free memory for it on either
+					GPU (or on the fake backend above its largest buffer).
 				*/
 				It(fmt.Sprintf("cuMemcpyPeerAsync moves %s %s→%s and %s→%s exactly, %s", size.name, p.A, p.B, p.B, p.A, mode),
 					harness.PairLabels("access.peer-copy", p), func(ctx SpecContext) {

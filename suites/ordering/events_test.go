@@ -5,7 +5,9 @@ package ordering_test
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -15,9 +17,12 @@ import (
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
-// slowKernel is how long the kernel that holds a stream busy runs: far
-// longer than queueing a copy and an event record takes.
-const slowKernel = 200 * time.Millisecond
+// releaseWait bounds how long the kernel that holds the stream waits for
+// the host's release. The host releases it as soon as it has queried the
+// event, so the bound is reached only when the release never comes (a step
+// failed before it, or the store did not reach the GPU): the kernel then
+// ends with a status that the spec reports, instead of holding the GPU.
+const releaseWait = 10 * time.Second
 
 var _ = Describe("ordering: the CUDA driver", func() {
 	h := harness.New()
@@ -27,7 +32,10 @@ var _ = Describe("ordering: the CUDA driver", func() {
 		Requirement: an asynchronous copy queued behind a running kernel MUST
 		NOT be complete when the call returns: an event recorded after it
 		reports CUDA_ERROR_NOT_READY (600) from cuEventQuery, and reports
-		success once the stream's work is done, with the data copied.
+		success once the stream's work is done, with the data copied. The
+		kernel waits until the host releases it through a flag in mapped
+		pinned memory, which the host sets only after its query, so the
+		outcome does not depend on how soon the host thread runs.
 		Source: CUDA Driver API, cuMemcpyAsync / cuMemcpyPeerAsync
 		("asynchronous"), cuEventQuery (CUDA_ERROR_NOT_READY while work
 		captured by the event is incomplete).
@@ -38,25 +46,42 @@ var _ = Describe("ordering: the CUDA driver", func() {
 		from, to := h.Alloc(src, 4*handoffWords), h.Alloc(dst, 4*handoffWords)
 		h.Upload(src, from, words)
 		h.Fill(dst, to, harness.Poison, handoffWords)
-		status := h.Alloc(src, 4)
+		status := h.Alloc(src, 8)
+		h.Fill(src, status, 0, 2)
+		hb := h.HostAlloc(src, 64, harness.HostAllocPortable|harness.HostAllocDeviceMap)
+		flag := (*uint32)(unsafe.Pointer(&hb.Mem[0]))
+		atomic.StoreUint32(flag, 0)
+		release := func() { atomic.StoreUint32(flag, 1) }
+		// A step that fails before the release must not leave the kernel
+		// waiting out its bound while the fixture drains the stream.
+		DeferCleanup(release)
 		s, done := h.Stream(src), h.Event(src, harness.EventDisableTiming)
 
-		By(fmt.Sprintf("queueing a %s kernel, a copy %s→%s and an event on one stream of %s", slowKernel, src, dst, src))
-		h.Launch(s, kernels.Delay, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(slowKernel), uint64(status))
+		By(fmt.Sprintf("queueing a kernel that waits for the host's release, a copy %s→%s and an event on one stream of %s", src, dst, src))
+		h.Launch(s, kernels.WaitReleased, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
+			uint64(h.HostDevicePointer(src, hb)), uint64(releaseWait), uint64(status))
 		copyFn(s, to, from, 4*handoffWords)
 		h.RecordEvent(done, s)
-		Expect(h.Raw(func(d harness.Driver) error { return d.EventQuery(done) })).To(harness.MatchCUDAError(cuerr.NotReady),
-			"cuEventQuery of the event after a copy %s→%s queued behind a %s kernel, right after queueing", src, dst, slowKernel)
+		early := h.Raw(func(d harness.Driver) error { return d.EventQuery(done) })
 
-		By("waiting for the event, then querying it again")
+		By("releasing the kernel, waiting for the event, then querying it again")
+		release()
 		h.MustWaitEvent(ctx, done, fmt.Sprintf("the event after the copy %s→%s", src, dst))
+		// The stream as well: the kernel's status is read only once it has
+		// ended, even where the event completed too early.
+		h.MustWait(ctx, s, fmt.Sprintf("the stream of %s holding the kernel and the copy %s→%s", src, src, dst))
+		st := h.Download(src, status, 2)
+		Expect(early).To(harness.MatchCUDAError(cuerr.NotReady),
+			"cuEventQuery of the event after a copy %s→%s queued behind a kernel waiting for the host, queried before the host released it (the kernel then ended with status %d after %d polls)", src, dst, st[0], st[1])
+		Expect(st[0]).To(Equal(kernels.WaitReleaseSeen),
+			"the kernel holding %s's stream ended with status %d after %d polls (1 released, 2 waited %s without seeing the host's release, 3 poll cap hit)", src, st[0], st[1], releaseWait)
 		Expect(h.Raw(func(d harness.Driver) error { return d.EventQuery(done) })).To(Succeed(), "cuEventQuery after the event completed (%s→%s)", src, dst)
 		Expect(h.Download(dst, to, handoffWords)).To(harness.EqualWords(words), "data copied %s→%s", src, dst)
 	}
 
 	for _, g := range harness.GPUs() {
 		// ID: ordering.submission-is-not-completion (requirement above), a copy within one GPU.
-		It(fmt.Sprintf("reports an event after a copy within %s queued behind a slow kernel NOT_READY until the copy is done", g),
+		It(fmt.Sprintf("reports an event after a copy within %s queued behind a kernel waiting for the host NOT_READY until the copy is done", g),
 			harness.GPULabels("ordering.submission-is-not-completion", g), func(ctx SpecContext) {
 				submissionIsNotCompletion(ctx, g, g, func(s harness.Stream, dst, src harness.DevicePtr, n uint64) {
 					h.CopyAsync(s, dst, src, n)
@@ -66,7 +91,7 @@ var _ = Describe("ordering: the CUDA driver", func() {
 
 	for _, p := range harness.Pairs() {
 		// ID: ordering.submission-is-not-completion (requirement above), a peer copy A→B.
-		It(fmt.Sprintf("reports an event after a peer copy %s queued behind a slow kernel NOT_READY until the copy is done", p),
+		It(fmt.Sprintf("reports an event after a peer copy %s queued behind a kernel waiting for the host NOT_READY until the copy is done", p),
 			harness.PairLabels("ordering.submission-is-not-completion", p), func(ctx SpecContext) {
 				submissionIsNotCompletion(ctx, p.A, p.B, func(s harness.Stream, dst, src harness.DevicePtr, n uint64) {
 					h.CopyPeerAsync(s, dst, p.B, src, p.A, n)

@@ -4,6 +4,7 @@
 package vmm_test
 
 import (
+	"errors"
 	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -21,8 +22,9 @@ var _ = Describe("vmm: a FABRIC handle", func() {
 			Records: where HANDLE_TYPE_FABRIC_SUPPORTED=1, whether memory created
 			with the FABRIC handle type can be exported and imported in another
 			process, and what the importer reads. Where creation or export is
-			refused (an IMEX channel may be needed), the code is recorded and the
-			spec is skipped with it as the reason.
+			refused with CUDA_ERROR_NOT_PERMITTED (an IMEX channel may be needed)
+			or CUDA_ERROR_NOT_SUPPORTED, the code is recorded and the spec is
+			skipped with it as the reason; any other error fails the spec.
 			Source: CUDA Driver API CU_MEM_HANDLE_TYPE_FABRIC, cuMemCreate
 			(NOT_PERMITTED without an IMEX channel).
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
@@ -69,16 +71,15 @@ var _ = Describe("vmm: a FABRIC handle", func() {
 	}
 })
 
-// skipRefused records a driver's refusal and skips with it as the reason; an
-// error that is not the driver's answer fails the spec.
+// skipRefused records a refusal documented for FABRIC handles
+// (CUDA_ERROR_NOT_PERMITTED: no IMEX channel; CUDA_ERROR_NOT_SUPPORTED: the
+// platform lacks them) and skips with it as the reason. It runs before the
+// spec's first finding about the import. Any other error fails the spec.
 func skipRefused(err error, call string, g harness.GPU) {
 	GinkgoHelper()
-	if err == nil {
-		return
+	why := "an IMEX channel may be needed"
+	if errors.Is(err, cuerr.NotSupported) {
+		why = "the platform lacks FABRIC handles"
 	}
-	if _, ok := cuerr.Code(err); !ok {
-		harness.ExpectNoError(err, "%s on %s", call, g)
-	}
-	harness.Finding(call, harness.CodeOf(err), g.String())
-	Skip(fmt.Sprintf("needs %s to succeed on %s (found %s; an IMEX channel may be needed)", call, g, harness.CodeOf(err)))
+	harness.SkipIfRefused(err, call, g.String(), why, cuerr.NotPermitted, cuerr.NotSupported)
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/onsi/ginkgo/v2"
-
 	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/report"
 )
@@ -93,8 +91,7 @@ func Report(r *Result) {
 		detail += "; a mutant here because " + c.Why
 	}
 	if len(specs) > 0 {
-		ginkgo.AddReportEntry(report.EntryName, report.Entry{Kind: report.KindPower, Name: CheckID,
-			Value: report.PowerValue{Observed: hits > 0, Hits: hits, Trials: n, For: specs}, Detail: detail})
+		harness.PowerTo(CheckID, specs, harness.PowerResult{Observed: hits > 0, Hits: int(hits), Trials: int(n)}, detail)
 	} else {
 		harness.Finding("gives no power", c.Test.TargetText(), detail)
 	}

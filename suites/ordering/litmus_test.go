@@ -17,8 +17,9 @@ import (
 // The litmus tests are data (harness/litmus: catalogue*.go); each one runs
 // as one spec per placement and GPU or pair: between CTAs of each GPU, with
 // host threads on each GPU, and across each ordered pair with the locations
-// in either GPU's memory. Within a family and placement the mutants come
-// first, so a forbidden spec can say whether its mutants showed power; the
+// in either GPU's memory or split between them. Within a family and
+// placement the mutants come first, so a forbidden spec can say whether its
+// own mutants (same shape and placement, weakened) showed power; the
 // container is Ordered (all its specs share one code location, which Ginkgo
 // would otherwise order by name) and ContinueOnFailure (a violation in one
 // test must not skip the others).
@@ -74,8 +75,10 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 				ID: ordering.litmus
 				Requirement: as above, with the threads on the two GPUs of the
 				pair (the third thread of WRC and ISA2 on either GPU) and the
-				locations in one GPU's memory, reached by the other over peer
-				access: forbidden outcomes MUST NOT be observed; .gpu scope
+				locations in one GPU's memory or split between the two (for a
+				two-thread test x in A's memory and y in B's, and the reverse, so
+				each thread's store crosses the link), reached by the other over
+				peer access: forbidden outcomes MUST NOT be observed; .gpu scope
 				across the GPUs makes a test a mutant.
 				Source: PTX ISA "Memory Consistency Model"; reference/litmus.md;
 				reference/cuda-p2p-facts.md §12 (weak outcomes seen between

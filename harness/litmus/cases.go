@@ -5,6 +5,7 @@ package litmus
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/p2pconf/p2pconf/harness"
@@ -103,24 +104,48 @@ func (c Case) Labels() []harness.Extra {
 	return []harness.Extra{harness.Slow}
 }
 
-// group identifies the tests that give each other power: the same family in
-// the same placement on the same GPUs.
+// group identifies the cases that can give each other power: the same
+// family in the same placement on the same GPUs.
 func (c Case) group() string {
-	return c.Test.Family + "|" + c.Where()
+	return c.Test.Family + "|" + c.Target() + "|" + c.Where()
+}
+
+// GivesPower reports whether mutant case m gives power to forbidden case f:
+// the same shape (family, threads, locations, final values and target
+// outcome) in the same placement on the same GPUs, weakened (its verdict
+// here is allowed), and with a target outcome that is not sequentially
+// consistent: an interleaving mutant's outcome shows on every correct
+// machine, so seeing it says nothing about whether f could fail.
+func GivesPower(m, f Case) bool {
+	return m.Verdict == Allowed && f.Verdict == Forbidden && m.group() == f.group() &&
+		sameShape(m.Test, f.Test) && !m.Test.Model().TargetIsSC()
+}
+
+func sameShape(a, b *Test) bool {
+	if a.Family != b.Family || len(a.Threads) != len(b.Threads) || !slices.Equal(a.Locs, b.Locs) ||
+		!slices.Equal(a.Finals, b.Finals) || len(a.Target) != len(b.Target) {
+		return false
+	}
+	for k, v := range a.Target {
+		if w, ok := b.Target[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // Siblings lists the forbidden cases a mutant case gives power to.
-func (c Case) Siblings() []string {
+func (c Case) Siblings() []Case {
 	var all []Case
 	if c.Pair != nil {
 		all = PairCases(*c.Pair)
 	} else {
 		all = GPUCases(c.A)
 	}
-	var out []string
+	var out []Case
 	for _, o := range all {
-		if o.Verdict == Forbidden && o.group() == c.group() {
-			out = append(out, o.Test.Name())
+		if GivesPower(c, o) {
+			out = append(out, o)
 		}
 	}
 	return out

@@ -24,7 +24,12 @@
 //     the parallel testing environment (many instances per iteration,
 //     permuted roles and locations, a bounded start gate and bounded
 //     barriers, optional stress CTAs), outcome statistics, report entries
-//     and the in-process power registry.
+//     and the in-process power registry: a mutant gives power only to the
+//     forbidden tests of its shape in its placement, and never when its
+//     target outcome is sequentially consistent.
+//   - evidence.go: when a forbidden run without violations still does not
+//     count (too few instances, a polled flag seen too rarely, a 95 % bound
+//     too wide): the spec then ends as an error, "inconclusive".
 //
 // The kernel is persistent: each launch passes a start gate opened by the
 // host, then runs a number of iterations. In each iteration every testing

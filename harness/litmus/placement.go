@@ -5,6 +5,7 @@ package litmus
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/p2pconf/p2pconf/kernels"
@@ -61,15 +62,67 @@ func (t *Test) Placements(kind PlaceKind) []Placement {
 		if !t.Symmetric {
 			out = append(out, Placement{Kind: TwoGPUs, Roles: roles, Homes: units(len(t.Locs), UnitB)})
 		}
-		return out
+		return append(out, crossHomed(roles, len(t.Locs))...)
 	case kind == TwoGPUs && t.Where&InPair != 0 && n == 3:
 		var out []Placement
 		for _, roles := range [][]Unit{{UnitA, UnitB, UnitA}, {UnitA, UnitB, UnitB}, {UnitA, UnitA, UnitB}} {
-			out = append(out, Placement{Kind: TwoGPUs, Roles: roles, Homes: t.homes(roles)})
+			pl := Placement{Kind: TwoGPUs, Roles: roles, Homes: t.homes(roles)}
+			out = append(out, pl)
+			if split, ok := pl.split(); ok {
+				out = append(out, split)
+			}
 		}
 		return out
 	}
 	return nil
+}
+
+// crossHomed lists the placements of a two-thread test on a pair with its
+// locations split between the GPUs: the first location in A's memory and
+// the others in B's, and the reverse. With every location on one GPU only
+// the other GPU's accesses cross the link; split, each thread stores across
+// the link in one of them and loads across it in the other, also in the
+// symmetric shapes (SB, LB), whose reverse pair only swaps the GPUs' roles.
+func crossHomed(roles []Unit, locs int) []Placement {
+	if locs < 2 {
+		return nil
+	}
+	var out []Placement
+	for _, first := range []Unit{UnitA, UnitB} {
+		homes := units(locs, other(first))
+		homes[0] = first
+		out = append(out, Placement{Kind: TwoGPUs, Roles: roles, Homes: homes})
+	}
+	return out
+}
+
+// split is, for a placement with every location on one GPU, the same
+// placement with the last location (the flag the last hop publishes) in the
+// other GPU's memory, so the locations are split between the GPUs as in
+// the other three-thread placements; ok is false where they already are.
+func (p Placement) split() (Placement, bool) {
+	if len(p.Homes) < 2 || p.Homes[0] == UnitHost {
+		return p, false
+	}
+	for _, u := range p.Homes {
+		if u != p.Homes[0] {
+			return p, false
+		}
+	}
+	homes := slices.Clone(p.Homes)
+	homes[len(homes)-1] = other(homes[0])
+	return Placement{Kind: p.Kind, Roles: p.Roles, Homes: homes}, true
+}
+
+// other is the pair's other GPU (the host stays the host).
+func other(u Unit) Unit {
+	switch u {
+	case UnitA:
+		return UnitB
+	case UnitB:
+		return UnitA
+	}
+	return u
 }
 
 func units(n int, u Unit) []Unit {

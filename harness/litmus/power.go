@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/report"
 )
 
 // mutantRun is what a mutant spec saw, kept for its forbidden siblings.
@@ -17,6 +18,7 @@ type mutantRun struct {
 	Hits   uint64  `json:"weak_outcomes"`
 	Trials uint64  `json:"instances"`
 	Rate   float64 `json:"weak_outcomes_per_second"`
+	spec   Case
 }
 
 // powerRegistry remembers, per group (family, placement, GPUs), the mutants
@@ -41,9 +43,10 @@ func mutantsOf(c Case) []mutantRun {
 
 // Report attaches the run's observations to the spec: instances,
 // instances/s, skipped instances, the outcome histogram; for a forbidden
-// test its violations and their 95 % upper bound, and whether the mutants
-// that ran before it in this process showed power; for a mutant its weak
-// outcomes per second and a power entry naming its forbidden siblings.
+// test its violations, their 95 % upper bound, the share of instances that
+// saw a polled flag, and whether its own mutants that ran before it in this
+// process showed power; for a mutant its weak outcomes per second and a
+// power entry naming the forbidden specs it gives power to.
 func Report(r *Result) {
 	c := r.Case
 	where := fmt.Sprintf("%s %s", c.Test.Name(), c.Where())
@@ -63,27 +66,48 @@ func Report(r *Result) {
 		harness.Metric("violations", float64(r.Violations()), "instances", fmt.Sprintf("%s: forbidden outcome %s (%d) or another outcome that is not sequentially consistent (%d)", where, c.Test.TargetText(), hits, r.Count(OtherWeak)))
 		harness.Metric("violation_upper_bound_95", ub, "per instance", fmt.Sprintf("%s: 95 %% upper bound on the probability of %s per instance", where, c.Test.TargetText()))
 		harness.Metric("violation_upper_bound_95_per_second", ub*r.Rate(), "1/s", where)
+		if c.Test.Polled() {
+			harness.Metric("flag_seen", float64(r.FlagSeen()), "instances", fmt.Sprintf("%s: instances whose polls all read the value they wait for", where))
+			harness.Metric("flag_seen_share", r.FlagShare(), "share", fmt.Sprintf("%s: flag seen in %d of %d instances", where, r.FlagSeen(), n))
+		}
 		reportPower(c)
 		return
 	}
 	rate := perSecond(hits, r.Elapsed)
 	harness.Metric("weak_outcomes", float64(hits), "instances", fmt.Sprintf("%s: allowed weak outcome %s", where, c.Test.TargetText()))
 	harness.Metric("weak_outcomes_per_second", rate, "1/s", where)
+	if c.Test.Model().TargetIsSC() {
+		harness.Finding("gives no power", c.Test.TargetText(), fmt.Sprintf("%s: the target outcome %s is sequentially consistent, so seeing it (%d of %d instances) shows only that the threads interleave, not that a forbidden test could fail", where, c.Test.TargetText(), hits, n))
+		return
+	}
 	sib := c.Siblings()
-	detail := fmt.Sprintf("mutant %s on %s: weak outcome %s in %d of %d instances; gives power to %s", where, c.Target(), c.Test.TargetText(), hits, n, orNone(sib))
+	var specs, tests []string
+	for _, f := range sib {
+		specs = append(specs, f.Name())
+		tests = append(tests, f.Test.Name())
+	}
+	detail := fmt.Sprintf("mutant %s on %s: weak outcome %s in %d of %d instances; gives power to %s", where, c.Target(), c.Test.TargetText(), hits, n, orNone(tests))
 	if c.Why != "" {
 		detail += "; a mutant here because " + c.Why
 	}
-	harness.Power(CheckID, harness.PowerResult{Observed: hits > 0, Hits: int(hits), Trials: int(n)}, detail)
-	rememberMutant(c, mutantRun{Test: c.Test.Name(), Hits: hits, Trials: n, Rate: rate})
+	if len(specs) > 0 {
+		harness.PowerTo(CheckID, specs, harness.PowerResult{Observed: hits > 0, Hits: int(hits), Trials: int(n)}, detail)
+	} else {
+		harness.Finding("gives no power", c.Test.TargetText(), detail)
+	}
+	rememberMutant(c, mutantRun{Test: c.Test.Name(), Hits: hits, Trials: n, Rate: rate, spec: c})
 }
 
-// reportPower says, from a forbidden spec, whether its mutants that ran
-// earlier in this process showed their weak outcome.
+// reportPower says, from a forbidden spec, whether its own mutants (see
+// GivesPower) that ran earlier in this process showed their weak outcome.
+// It always says one or the other, so the report's power_shown for this
+// spec rests on this spec's mutants alone.
 func reportPower(c Case) {
-	runs := mutantsOf(c)
-	if len(runs) == 0 {
-		return
+	var runs []mutantRun
+	for _, m := range mutantsOf(c) {
+		if GivesPower(m.spec, c) {
+			runs = append(runs, m)
+		}
 	}
 	var seen []string
 	for _, m := range runs {
@@ -92,16 +116,18 @@ func reportPower(c Case) {
 		}
 	}
 	where := fmt.Sprintf("%s %s", c.Test.Name(), c.Where())
-	if len(seen) > 0 {
-		harness.Finding("power shown", runs, fmt.Sprintf("%s: mutants showed their weak outcome: %s", where, strings.Join(seen, ", ")))
-		return
+	switch {
+	case len(seen) > 0:
+		harness.Finding(report.FindingPowerShown, runs, fmt.Sprintf("%s: its mutants showed their weak outcome: %s", where, strings.Join(seen, ", ")))
+	case len(runs) > 0:
+		harness.Finding(report.FindingNoPowerShown, runs, fmt.Sprintf("%s: none of its %d mutants that ran before showed its weak outcome; the pass is not power-gated", where, len(runs)))
+	default:
+		harness.Finding(report.FindingNoPowerShown, []mutantRun{}, fmt.Sprintf("%s: no mutant of this test (same shape and placement, weakened, with an outcome that is not sequentially consistent) ran before it; the pass is not power-gated", where))
 	}
-	harness.Finding("no power shown", runs, fmt.Sprintf("%s: none of the %d mutants that ran before showed its weak outcome; the pass is not power-gated", where, len(runs)))
 }
-
 func orNone(s []string) string {
 	if len(s) == 0 {
-		return "no forbidden test in this placement"
+		return "no forbidden test of its shape in this placement"
 	}
 	return strings.Join(s, ", ")
 }

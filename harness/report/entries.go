@@ -98,26 +98,9 @@ func truthy(v any) bool {
 	return false
 }
 
-// applyPower marks each conf result whose check a mutant on the same
-// target names in a power entry (the entry's name is the conf check's ID).
-func applyPower(results []Result) {
-	type key struct{ check, target string }
-	seen := map[key]bool{}
-	for _, r := range results {
-		for _, e := range r.Entries {
-			if e.Kind == KindPower {
-				k := key{e.Name, r.TargetName()}
-				seen[k] = seen[k] || truthy(e.Value)
-			}
-		}
-	}
-	for i := range results {
-		results[i].PowerShown = nil
-		if v, ok := seen[key{results[i].Check, results[i].TargetName()}]; ok {
-			results[i].PowerShown = &v
-		}
-	}
-}
+// applyPower marks each conf result with whether a mutant of that test
+// showed its weak outcome in the same run (see attributePower).
+func applyPower(results []Result) { attributePower(results) }
 
 // disambiguate sets Variant where one check has several specs on a target.
 func disambiguate(results []Result) {

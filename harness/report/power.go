@@ -8,8 +8,9 @@ import (
 	"fmt"
 )
 
-// powerRow is one power entry: a mutant on a target, the conf check it
-// gives power to, and what that check's result on the target now means.
+// powerRow is one mutant and one conf spec it gives power to, on a target:
+// whether the mutant showed its weak outcome, and what the conf spec's
+// result on the target now means. The table is per test, as power is.
 type powerRow struct {
 	mutant, target, conf string
 	observed             bool
@@ -17,9 +18,12 @@ type powerRow struct {
 }
 
 func powerRows(results []Result) []powerRow {
-	byKey := map[string]Result{}
+	confs := map[string][]Result{}
 	for _, r := range results {
-		byKey[r.Check+" "+r.TargetName()] = r
+		if isConf(r) {
+			k := r.Check + " " + r.TargetName()
+			confs[k] = append(confs[k], r)
+		}
 	}
 	var rows []powerRow
 	for _, r := range results {
@@ -27,24 +31,73 @@ func powerRows(results []Result) []powerRow {
 			if e.Kind != KindPower {
 				continue
 			}
-			row := powerRow{mutant: r.Check, target: r.TargetName(), conf: e.Name, observed: truthy(e.Value),
-				evidence: valueText(e.Value), verdict: "conf check not run here"}
+			row := powerRow{mutant: withVariant(r.Check, r), target: r.TargetName(), conf: e.Name, observed: truthy(e.Value),
+				evidence: valueText(withoutFor(e.Value))}
 			if e.Detail != "" {
 				row.evidence += " (" + e.Detail + ")"
 			}
-			if c, ok := byKey[e.Name+" "+r.TargetName()]; ok {
-				row.verdict = c.Status
-				if c.Status == StatusPass && c.PowerShown != nil {
-					row.verdict = "pass, no power shown"
-					if *c.PowerShown {
-						row.verdict = "power-gated pass"
+			cands := confs[e.Name+" "+r.TargetName()]
+			list := powerFor(e.Value)
+			if len(list) == 0 {
+				switch len(cands) {
+				case 0:
+					row.verdict = "conf check not run here"
+				case 1:
+					row.conf, row.verdict = withVariant(e.Name, cands[0]), confVerdict(cands[0])
+				default:
+					row.verdict = fmt.Sprintf("no power given: the check has %d conf specs here and the mutant names none", len(cands))
+				}
+				rows = append(rows, row)
+				continue
+			}
+			for _, name := range list {
+				one := row
+				one.conf, one.verdict = e.Name+" — "+name, "conf spec not run here"
+				for _, c := range cands {
+					if names(c.Spec, []string{name}) {
+						one.conf, one.verdict = withVariant(e.Name, c), confVerdict(c)
+						break
 					}
 				}
+				rows = append(rows, one)
 			}
-			rows = append(rows, row)
 		}
 	}
 	return rows
+}
+
+// withoutFor drops the list of named specs from a power value: each row
+// names its one conf spec already.
+func withoutFor(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		if k != "for" {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+func withVariant(check string, r Result) string {
+	if r.Variant == "" {
+		return check
+	}
+	return check + " — " + r.Variant
+}
+
+// confVerdict says what a conf result means given its own power.
+func confVerdict(c Result) string {
+	if c.Status != StatusPass || c.PowerShown == nil {
+		return c.Status
+	}
+	if *c.PowerShown {
+		return "power-gated pass"
+	}
+	return "pass, no power shown"
 }
 
 // valueText renders an entry value compactly: strings as they are,

@@ -48,7 +48,7 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 					family A (MP+rel/acq.sys, MP+F.ar.sys, MP+F.sc.sys: forbidden).
 					Applies to: pairs with peer access towards the memory used.
 				*/
-				It(fmt.Sprintf("hands data from %s to %s with %s, data and flags in %s's memory", p.A, p.B, v.what, home),
+				It(handoffText(p, v, home),
 					harness.PairLabels("ordering.flag-handoff-sys", p), func(ctx SpecContext) {
 						r := newMPRun(h, p, v, home)
 						By(fmt.Sprintf("running %d handoff instances per launch for up to %s", r.n, budget/8))
@@ -76,9 +76,22 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 					By(fmt.Sprintf("running %d handoff instances per launch for up to %s or %d weak outcomes", r.n, budget/4, mpWant))
 					t := r.run(ctx, h, budget/4, func(t mpTally) bool { return t.staleInst >= mpWant })
 					harness.Metric("weak outcomes/s", float64(t.staleInst)/t.elapsed.Seconds(), "instances/s", t.describe(r.n))
-					harness.Power("ordering.flag-handoff-sys", harness.PowerResult{Observed: t.staleInst > 0, Hits: int(t.staleInst), Trials: int(t.seen)},
+					// Its data and flags are in the writer's memory: it gives
+					// power to the conf variants placed there, not to those
+					// in the reader's memory.
+					var conf []string
+					for _, c := range mpConf {
+						conf = append(conf, handoffText(p, c, p.A))
+					}
+					harness.PowerTo("ordering.flag-handoff-sys", conf, harness.PowerResult{Observed: t.staleInst > 0, Hits: int(t.staleInst), Trials: int(t.seen)},
 						fmt.Sprintf("%s with %s: %s", p, v.what, t.describe(r.n)))
 				}, harness.TimeoutPlus(0.5, budget))
 		}
 	}
 })
+
+// handoffText is the name of a flag-handoff-sys spec, which its mutants
+// name to give it power.
+func handoffText(p harness.Pair, v mpVariant, home harness.GPU) string {
+	return fmt.Sprintf("hands data from %s to %s with %s, data and flags in %s's memory", p.A, p.B, v.what, home)
+}

@@ -5,6 +5,7 @@ package ordering_test
 
 import (
 	"fmt"
+	"os"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,15 +17,20 @@ import (
 // The litmus tests are data (harness/litmus: catalogue*.go); each one runs
 // as one spec per placement and GPU or pair: between CTAs of each GPU, with
 // host threads on each GPU, and across each ordered pair with the locations
-// in either GPU's memory. Within a family and placement the mutants come
-// first, so a forbidden spec can say whether its mutants showed power; the
+// in either GPU's memory or split between them. Within a family and
+// placement the mutants come first, so a forbidden spec can say whether its
+// own mutants (same shape and placement, weakened) showed power; the
 // container is Ordered (all its specs share one code location, which Ginkgo
 // would otherwise order by name) and ContinueOnFailure (a violation in one
 // test must not skip the others).
 var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFailure, func() {
 	h := harness.New()
 	cfg := harness.RunConfig()
-	env := litmus.DefaultEnv(cfg)
+	evidence, err := harness.ReadLitmusSettings(os.Getenv, cfg.Backend == "fake")
+	if err != nil {
+		panic(fmt.Sprintf("ordering.litmus: %v", err))
+	}
+	env := litmus.DefaultEnv(cfg, evidence)
 	// A litmus spec runs its test for the budget (each instance set and the
 	// mutants after it), so its timeout grows with P2PCONF_LITMUS_BUDGET.
 	timeout := harness.TimeoutPlus(1, 3*env.Budget)
@@ -39,10 +45,16 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 				one GPU and between GPU threads and host threads (host side with
 				sync/atomic, sequentially consistent); each run records
 				instances, instances/s, the outcome histogram and the 95 % upper
-				bound on the violation probability. A mutant (an allowed outcome:
+				bound on the violation probability. A forbidden run without a
+				violation is inconclusive (an error, not a pass) when it counted
+				fewer instances than P2PCONF_LITMUS_MIN_INSTANCES, when a polled
+				flag was seen set in a smaller share of instances than
+				P2PCONF_LITMUS_MIN_FLAG_SHARE, or when its 95 % bound exceeds
+				P2PCONF_LITMUS_MAX_VIOLATION_BOUND. A mutant (an allowed outcome:
 				weaker semantics, a missing fence, a narrower scope) never fails
 				on its outcome; it records its weak outcomes per second and power
-				for its forbidden siblings. Both fail when no instance completes
+				for the forbidden tests of its shape and placement (none when its
+				outcome is sequentially consistent). Both fail when no instance completes
 				or a value no operation wrote is read.
 				Source: PTX ISA "Memory Consistency Model" (scopes, morally
 				strong, release/acquire patterns, Fence-SC); reference/litmus.md
@@ -63,8 +75,10 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 				ID: ordering.litmus
 				Requirement: as above, with the threads on the two GPUs of the
 				pair (the third thread of WRC and ISA2 on either GPU) and the
-				locations in one GPU's memory, reached by the other over peer
-				access: forbidden outcomes MUST NOT be observed; .gpu scope
+				locations in one GPU's memory or split between the two (for a
+				two-thread test x in A's memory and y in B's, and the reverse, so
+				each thread's store crosses the link), reached by the other over
+				peer access: forbidden outcomes MUST NOT be observed; .gpu scope
 				across the GPUs makes a test a mutant.
 				Source: PTX ISA "Memory Consistency Model"; reference/litmus.md;
 				reference/cuda-p2p-facts.md §12 (weak outcomes seen between
@@ -98,5 +112,10 @@ func runLitmus(ctx SpecContext, h *harness.Harness, c litmus.Case, env litmus.En
 		By(fmt.Sprintf("checking that the forbidden outcome %s never appeared", c.Test.TargetText()))
 		Expect(r.Violations()).To(BeZero(), "forbidden outcome %s observed on %s in %d of %d instances, other outcomes that are not sequentially consistent in %d: %s",
 			c.Test.TargetText(), c.Target(), r.Count(litmus.Target), r.Instances(), r.Count(litmus.OtherWeak), r.Summary())
+		By("checking that the run tested something: enough instances, the polled flag seen, a small enough bound")
+		if why := litmus.Inconclusive(r, env.Evidence); why != "" {
+			// Not a verdict on the GPUs either way: the spec ends as an error.
+			panic(fmt.Sprintf("%s, in %s %s on %s; %s", why, c.Test.Name(), c.Where(), c.Target(), r.Summary()))
+		}
 	}
 }

@@ -220,6 +220,12 @@ func convertSpec(sr SpecReport, r SuiteReport, suite string) (Result, bool) {
 		res.Status = StatusFail
 	default: // panicked, aborted, invalid: the harness broke, not the GPUs
 		res.Status = StatusError
+		// A spec that ends by panicking on purpose (an inconclusive litmus
+		// run: neither a pass nor a violation) says why in the panic; that
+		// is the reason, not Ginkgo's "Test Panicked".
+		if sr.Failure.ForwardedPanic != "" {
+			res.Reason = firstLine(sr.Failure.ForwardedPanic)
+		}
 	}
 	if res.Status != StatusPass && res.Status != StatusSkip {
 		res.Step = failedStep(sr)

@@ -17,7 +17,6 @@ import (
 
 var _ = Describe("access:", func() {
 	h := harness.New()
-	timeout := harness.RunConfig().SpecTimeout
 
 	for _, p := range harness.Pairs() {
 		/*
@@ -66,7 +65,7 @@ var _ = Describe("access:", func() {
 					remoteRoundTrip(ctx, h, p, buf, n, seed32("access.capability-per-direction", p.ID()),
 						fmt.Sprintf("%s's memory (claimed by CUDA=1, ACCESS_SUPPORTED=1, NVML READ=%s WRITE=%s)", p.B, nv.Read, nv.Write))
 				}
-			}, SpecTimeout(timeout))
+			}, harness.Timeout(1))
 	}
 })
 

@@ -28,10 +28,10 @@ type DiffOptions struct {
 
 // Change is one difference between two runs for one check on one target.
 type Change struct {
-	Host       string  `json:"host,omitempty"`
-	Key        string  `json:"key"`
-	Check      string  `json:"check"`
-	Target     string  `json:"target"`
+	Host   string `json:"host,omitempty"`
+	Key    string `json:"key"`
+	Check  string `json:"check"`
+	Target string `json:"target"`
 	// Variant is the whole spec text of a check with several specs on one
 	// target (VariantName); Key keeps the stored variant, so old runs match.
 	Variant    string  `json:"variant,omitempty"`

@@ -13,8 +13,8 @@ import (
 )
 
 // cmdDiff compares two runs. Its exit status gates CI (see the usage text):
-// 1 on a regression, 3 when results of OLD are missing from NEW because a
-// suite or host did not run, 2 when the runs are not comparable (different
+// 1 on a regression, 3 when results of OLD are missing from NEW (a suite or
+// host that did not run, or an absence nothing else explains), 2 when the runs are not comparable (different
 // backends or GPU sets) and -allow-mismatch was not given.
 func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	fs := flags("diff", stderr)

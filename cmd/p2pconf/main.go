@@ -58,8 +58,9 @@ exit status of report and diff:
      (diff) runs of different backends or GPU sets without -allow-mismatch
   3  incomplete run or harness error: a suite did not run or stopped early,
      a result has status error or a suite setup failed, no result at all
-     (report); results of OLD missing from NEW because a suite or host did
-     not run (diff); or p2pconf could not read or write the files
+     (report); results of OLD missing from NEW: its suite or host did not
+     run, or nothing else explains it (diff); or p2pconf could not read or
+     write the files
 topo exits 1 when a claim could not be read, 2 on a usage error or when the
 machine cannot be opened.
 `

@@ -30,8 +30,7 @@ td.claim.yes{background:#dafbe1}td.claim.no{background:#f6f8fa}td.claim.conflict
 .side{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
 .checks{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 details{margin:4px 0}summary{cursor:pointer}
-ol.dis>li{margin:4px 0}.dis .kind{font-weight:600}.dis summary{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-.dis details[open] summary{white-space:normal}.dis .obs{color:#a40e26}
+ol.dis>li{margin:4px 0}.dis .kind{font-weight:600}.dis details{margin:0}.dis .obs{color:#a40e26}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
 pre{background:#f6f8fa;padding:6px 8px;overflow-x:auto;white-space:pre-wrap}
 .notrun{background:#fff1e5;border:1px solid #d39e00;padding:4px 8px}.notes{font-size:12px;color:#57606a}.legend{font-size:12px;color:#57606a}

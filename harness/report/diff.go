@@ -307,13 +307,23 @@ func missingWhy(r Result, o, n Document, hostInNew bool, ranHere map[string]bool
 	if _, ok := checks.Lookup(r.Check); !ok && r.Kind != "setup" {
 		return "this p2pconf has no check " + r.Check, false
 	}
-	if o.Run.LabelFilter != n.Run.LabelFilter {
-		return fmt.Sprintf("the new run's label filter %q is not the old run's %q", n.Run.LabelFilter, o.Run.LabelFilter), true
-	}
 	if ranHere[r.Check+" "+r.TargetName()] {
 		return "the check ran on " + r.TargetName() + " but not this spec (its text changed?)", true
 	}
+	if of, nf := suiteFilter(o, r.Family), suiteFilter(n, r.Family); of != nf {
+		return fmt.Sprintf("suite %s ran with label filter %q in the new run, %q in the old", r.Family, nf, of), true
+	}
 	return "not run in the new run", true
+}
+
+// suiteFilter is the label filter the suite ran with in d.
+func suiteFilter(d Document, suite string) string {
+	for _, s := range d.Suites {
+		if s.Name == suite {
+			return s.LabelFilter
+		}
+	}
+	return d.Run.LabelFilter
 }
 
 // gpusNotIn names the GPUs of r's target that sys does not list ("" when
@@ -502,6 +512,10 @@ func writeMissing(b *strings.Builder, missing []Change) {
 		if g.host != "" {
 			host = "[" + g.host + "] "
 		}
-		fmt.Fprintf(b, "  %s%d results of %s (%d passed before): %s\n", host, len(g.changes), plural(len(checkSet), "check"), passed, g.why)
+		of := plural(len(checkSet), "check")
+		if len(checkSet) == 1 {
+			of = g.changes[0].Check
+		}
+		fmt.Fprintf(b, "  %s%d results of %s (%d passed before): %s\n", host, len(g.changes), of, passed, g.why)
 	}
 }

@@ -55,7 +55,7 @@ func TestDiffSuiteDidNotRun(t *testing.T) {
 	}
 	text := d.Text()
 	for _, want := range []string{
-		"Missing from the new run, not regressions (6):\n  6 results of 1 check (6 passed before): suite ordering did not run in the new run\n",
+		"Missing from the new run, not regressions (6):\n  6 results of ordering.litmus (6 passed before): suite ordering did not run in the new run\n",
 		"No regressions.\n6 result(s) of the old run missing from the new run: the new run is incomplete.",
 	} {
 		if !strings.Contains(text, want) {

@@ -168,8 +168,13 @@ func compareSystems(host string, o, n Document) []string {
 	if host != "" {
 		at = " on " + host
 	}
-	if o.System.Backend != n.System.Backend && backendKind(o.System) == backendKind(n.System) {
+	ok, nk := backendKind(o.System), backendKind(n.System)
+	switch {
+	case o.System.Backend == n.System.Backend:
+	case ok != "" && ok == nk:
 		w = append(w, fmt.Sprintf("backends differ%s in injected defects only: old %s, new %s", at, backendName(o.System), backendName(n.System)))
+	case ok == "" || nk == "": // not a mismatch (see systemMismatches), but worth a note
+		w = append(w, fmt.Sprintf("backends differ%s: old %s, new %s", at, backendName(o.System), backendName(n.System)))
 	}
 	if o.System.Host != n.System.Host {
 		w = append(w, fmt.Sprintf("comparing host %s (old) with host %s (new)", orDash(o.System.Host), orDash(n.System.Host)))
@@ -206,7 +211,7 @@ func systemMismatches(host string, o, n Document) []string {
 // "fake:h200x2"), "" when unknown.
 func backendKind(s System) string {
 	b, _, _ := strings.Cut(s.Backend, "+")
-	if b == "unknown" {
+	if b == "unknown" || b == "" {
 		return ""
 	}
 	return b

@@ -132,3 +132,53 @@ func TestVariantName(t *testing.T) {
 		t.Errorf("VariantName without a variant = %q", got)
 	}
 }
+
+// TestDiffMissingByLabelFilter: a suite that ran with another label filter
+// explains its missing results; a check this p2pconf no longer has is an
+// expected absence that leaves the new run complete.
+func TestDiffMissingByLabelFilter(t *testing.T) {
+	old := litmusRun("cuda", "NVIDIA H200")
+	old.Results = append(old.Results, Result{Check: "access.retired-check", Family: "access", Kind: "conf", Target: TargetGPU, GPU: intp(0), Status: StatusPass})
+	newer := litmusRun("cuda", "NVIDIA H200")
+	newer.Suites[1].LabelFilter = "!kind:mutant"
+	var kept []Result
+	for _, r := range newer.Results {
+		if r.Family != "ordering" || !strings.Contains(r.Spec, " LB ") {
+			kept = append(kept, r)
+		}
+	}
+	newer.Results = kept
+	// One litmus spec gone from GPU0 while others ran there: the text changed.
+	d := Diff([]Document{old}, []Document{newer}, DiffOptions{})
+	byCheck := map[string]Change{}
+	for _, c := range d.Missing {
+		byCheck[c.Check] = c
+	}
+	if c := byCheck["ordering.litmus"]; c.Why != "the check ran on GPU0 but not this spec (its text changed?)" || !c.Incomplete {
+		t.Errorf("litmus spec missing: %+v", c)
+	}
+	if c := byCheck["access.retired-check"]; c.Why != "this p2pconf has no check access.retired-check" || c.Incomplete {
+		t.Errorf("retired check: %+v", c)
+	}
+	// All litmus specs gone from the GPU: then the filter is the reason.
+	var noLitmus []Result
+	for _, r := range newer.Results {
+		if r.Check != "ordering.litmus" {
+			noLitmus = append(noLitmus, r)
+		}
+	}
+	newer.Results = append(noLitmus, Result{Check: "ordering.other", Family: "ordering", Kind: "conf", Target: TargetGPU, GPU: intp(0), Status: StatusPass})
+	d = Diff([]Document{old}, []Document{newer}, DiffOptions{})
+	filtered := 0
+	for _, c := range d.Missing {
+		if c.Check == "ordering.litmus" {
+			filtered++
+			if c.Why != `suite ordering ran with label filter "!kind:mutant" in the new run, "" in the old` {
+				t.Errorf("filtered litmus spec: %+v", c)
+			}
+		}
+	}
+	if filtered != 3 {
+		t.Errorf("%d litmus specs missing, want 3:\n%s", filtered, d.Text())
+	}
+}

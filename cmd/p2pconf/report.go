@@ -23,8 +23,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "write the rendered files into this folder (needed with several folders)")
 	printMD := fs.Bool("print", false, "also print matrix.md (or fleet.md) to standard output")
 	suiteList := fs.String("suites", "", "the suites the run was meant to run, comma separated (default: all of "+strings.Join(report.KnownSuites(), ",")+")")
-	// Kept so scripts that pass it still run: a run without results always
-	// exits 3 now.
+	// Accepted so scripts that pass it keep working; a run without results
+	// always exits 3, so the flag changes nothing.
 	fs.Bool("fail-on-empty", true, "no effect: a run without results always exits 3")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -6,13 +6,13 @@
 // compares two runs check by check and pair by pair.
 //
 //	p2pconf topo [-json]
-//	p2pconf report [-o OUT] [-print] [-fail-on-empty] DIR...
-//	p2pconf diff [-json] [-strict] [-metric-threshold F] OLD NEW
+//	p2pconf report [-o OUT] [-print] [-suites LIST] DIR...
+//	p2pconf diff [-json] [-strict] [-allow-mismatch] [-metric-threshold F] OLD NEW
 //	p2pconf version
 //
-// Exit status: 0 on success, 1 when diff finds a regression (or topo could
-// not read a claim, or report -fail-on-empty found no result), 2 on a usage
-// error or unreadable input.
+// report and diff gate CI with their exit status: 0 all conform, 1 a
+// conformance failure (report) or a regression (diff), 2 a usage error,
+// 3 an incomplete run or a harness error. See the usage text below.
 package main
 
 import (
@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"strings"
@@ -34,21 +35,43 @@ commands:
         print this machine's GPUs and the capability matrices CUDA and NVML
         claim for every ordered pair, opening the backend as the suites do
         (P2PCONF_BACKEND, P2PCONF_FAKE, P2PCONF_GPUS, P2PCONF_PAIRS apply)
-  report [-o OUT] [-print] [-fail-on-empty] DIR...
+  report [-o OUT] [-print] [-suites LIST] DIR...
         render the merged report (conformance.json, junit.xml, matrix.md,
         matrix.html) of a run folder in place; with -o, write it to OUT;
         several folders of one host are merged, of several hosts make a
         fleet view (fleet.md, fleet.html, fleet.json, hosts/<host>/);
-        -fail-on-empty exits 1 when no spec ran
-  diff [-json] [-strict] [-metric-threshold F] OLD NEW
+        -suites names the suites the run was meant to run (default: all),
+        any of them without results makes the run incomplete
+  diff [-json] [-strict] [-allow-mismatch] [-metric-threshold F] OLD NEW
         compare two runs (run folders, conformance.json or fleet.json) check
-        by check and pair by pair; exit 1 on a regression
+        by check and pair by pair; runs of different backends or GPU sets
+        are refused unless -allow-mismatch
   version
         print the version
 
-exit status: 0 ok, 1 regression (diff), unreadable claims (topo) or no results
-(report -fail-on-empty), 2 usage or input error
+exit status of report and diff:
+  0  all conform: every check passed or was skipped (report); no
+     regression and nothing missing (diff)
+  1  a conformance failure: a check failed or timed out (report); a check
+     that passed in OLD fails in NEW (diff); wins over 3
+  2  usage error: bad flags or arguments, a path that does not exist, or
+     (diff) runs of different backends or GPU sets without -allow-mismatch
+  3  incomplete run or harness error: a suite did not run or stopped early,
+     a result has status error or a suite setup failed, no result at all
+     (report); results of OLD missing from NEW: its suite or host did not
+     run, or nothing else explains it (diff); or p2pconf could not read or
+     write the files
+topo exits 1 when a claim could not be read, 2 on a usage error or when the
+machine cannot be opened.
 `
+
+// Exit statuses (the table in the usage text and in the README).
+const (
+	exitOK         = 0
+	exitFailure    = 1 // a conformance failure or a regression
+	exitUsage      = 2 // the caller's mistake
+	exitIncomplete = 3 // an incomplete run or a harness error
+)
 
 // errUsage marks errors that are the caller's: they exit 2 with the usage.
 var errUsage = errors.New("usage")
@@ -58,6 +81,28 @@ type exitError int
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
+// statusError is an error that exits with its own status after printing
+// its message.
+type statusError struct {
+	code int
+	err  error
+}
+
+func (e statusError) Error() string { return e.err.Error() }
+func (e statusError) Unwrap() error { return e.err }
+
+// incomplete marks err as a harness or input problem: exit 3.
+func incomplete(err error) error {
+	if err == nil {
+		return nil
+	}
+	return statusError{code: exitIncomplete, err: err}
+}
+
+// inputErr marks err as the caller's (a path that does not exist): exit 2
+// without the usage text.
+func inputErr(err error) error { return statusError{code: exitUsage, err: err} }
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -66,7 +111,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return 2
+		return exitUsage
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) error{
 		"topo":    cmdTopo,
@@ -77,28 +122,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 	name := args[0]
 	if name == "-h" || name == "--help" || name == "help" {
 		fmt.Fprint(stdout, usage)
-		return 0
+		return exitOK
 	}
 	cmd, ok := cmds[name]
 	if !ok {
 		fmt.Fprintf(stderr, "p2pconf: unknown command %q\n\n%s", name, usage)
-		return 2
+		return exitUsage
 	}
 	err := cmd(args[1:], stdout, stderr)
 	var code exitError
+	var st statusError
 	switch {
 	case err == nil:
-		return 0
+		return exitOK
 	case errors.Is(err, flag.ErrHelp):
-		return 0
+		return exitOK
 	case errors.As(err, &code):
 		return int(code)
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "p2pconf %s: %v\n\n%s", name, err, usage)
-		return 2
+		return exitUsage
+	case errors.As(err, &st):
+		fmt.Fprintf(stderr, "p2pconf %s: %v\n", name, err)
+		return st.code
 	}
 	fmt.Fprintf(stderr, "p2pconf %s: %v\n", name, err)
-	return 2
+	return exitUsage
 }
 
 // flags makes a command's flag set that reports errors instead of exiting.
@@ -133,3 +182,7 @@ func cmdVersion(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "p2pconf %s (commit %s, %s, %s/%s, conformance schema %d)\n", v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH, report.SchemaVersion)
 	return nil
 }
+
+// isNotExist reports whether err says a path does not exist: the caller's
+// mistake, not a broken run.
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

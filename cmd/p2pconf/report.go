@@ -4,23 +4,33 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/p2pconf/p2pconf/harness/report"
 )
 
 // cmdReport renders run folders: one folder in place (or into -o), several
 // folders of one host merged into -o, several hosts as a fleet view in -o.
-func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
+// Its exit status judges the run (see the usage text): every host's merged
+// results against the suites it was meant to run.
+func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs := flags("report", stderr)
 	out := fs.String("o", "", "write the rendered files into this folder (needed with several folders)")
 	printMD := fs.Bool("print", false, "also print matrix.md (or fleet.md) to standard output")
-	failOnEmpty := fs.Bool("fail-on-empty", false, "exit 1 when the runs hold no result (a label filter that matched nothing)")
+	suiteList := fs.String("suites", "", "the suites the run was meant to run, comma separated (default: all of "+strings.Join(report.KnownSuites(), ",")+")")
+	// Accepted so scripts that pass it keep working; a run without results
+	// always exits 3, so the flag changes nothing.
+	fs.Bool("fail-on-empty", true, "no effect: a run without results always exits 3")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	expected, err := expectedSuites(*suiteList)
+	if err != nil {
 		return err
 	}
 	dirs := fs.Args()
@@ -34,35 +44,34 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	for _, d := range dirs {
 		st, err := os.Stat(d)
 		if err != nil {
-			return fmt.Errorf("%s: %w", d, err)
+			return inputErr(err)
 		}
 		if !st.IsDir() && *out == "" {
 			return usageErr("%s is a file; give its run folder, or -o OUT to render it elsewhere", d)
 		}
 		ds, err := report.LoadInput(d)
 		if err != nil {
-			return err
+			return incomplete(err)
 		}
 		docs = append(docs, ds...)
-	}
-	if *failOnEmpty {
-		defer func() {
-			if err == nil && total(docs) == 0 {
-				fmt.Fprintln(stderr, "p2pconf report: no results: no spec ran (check the label filter)")
-				err = exitError(1)
-			}
-		}()
 	}
 	hosts := report.ByHost(docs)
 	if len(hosts) > 1 && *out != "" {
 		if err := report.WriteFleet(*out, hosts); err != nil {
-			return err
+			return incomplete(err)
 		}
+		var verdicts []report.Verdict
 		for _, h := range hosts {
 			fmt.Fprintf(stdout, "%s: %s\n", orUnknown(h.Name), summaryLine(h.Doc))
+			v := report.Judge(h.Doc, expected)
+			printVerdict(stdout, orUnknown(h.Name)+": ", v)
+			verdicts = append(verdicts, v)
 		}
 		fmt.Fprintf(stdout, "fleet view of %d hosts in %s\n", len(hosts), filepath.Join(*out, report.FleetHTMLFile))
-		return maybePrint(*printMD, stdout, filepath.Join(*out, report.FleetMDFile))
+		if err := maybePrint(*printMD, stdout, filepath.Join(*out, report.FleetMDFile)); err != nil {
+			return incomplete(err)
+		}
+		return verdictStatus(verdicts...)
 	}
 	target := *out
 	var doc report.Document
@@ -75,19 +84,66 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 		err = report.WriteMerged(target, doc)
 	}
 	if err != nil {
-		return err
+		return incomplete(err)
 	}
 	fmt.Fprintf(stdout, "%s [%s]: %s\n", orUnknown(doc.System.Host), doc.System.Backend, summaryLine(doc))
 	fmt.Fprintf(stdout, "wrote %s, %s, %s, %s in %s\n", report.ConformanceFile, report.JUnitFile, report.MatrixMDFile, report.MatrixHTMLFile, target)
-	return maybePrint(*printMD, stdout, filepath.Join(target, report.MatrixMDFile))
+	v := report.Judge(doc, expected)
+	printVerdict(stdout, "", v)
+	if err := maybePrint(*printMD, stdout, filepath.Join(target, report.MatrixMDFile)); err != nil {
+		return incomplete(err)
+	}
+	return verdictStatus(v)
 }
 
-func total(docs []report.Document) int {
-	n := 0
-	for _, d := range docs {
-		n += len(d.Results)
+// expectedSuites reads -suites: empty or "all" is every known suite. Other
+// names are taken as given (a suite name or its binary's), so a bundle with
+// other suites than this p2pconf knows can name them.
+func expectedSuites(list string) ([]string, error) {
+	if list == "" || list == "all" {
+		return report.KnownSuites(), nil
 	}
-	return n
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usageErr("-suites %q names no suite", list)
+	}
+	return out, nil
+}
+
+// printVerdict prints the line a CI log shows under the counts.
+func printVerdict(w io.Writer, prefix string, v report.Verdict) {
+	if len(v.Failed) > 0 {
+		fmt.Fprintf(w, "%sconformance failure: %d check result(s) failed or timed out\n", prefix, len(v.Failed))
+	}
+	for _, why := range v.Incomplete {
+		fmt.Fprintf(w, "%sincomplete: %s\n", prefix, why)
+	}
+	if len(v.Failed) == 0 && len(v.Incomplete) == 0 {
+		fmt.Fprintf(w, "%sall conform\n", prefix)
+	}
+}
+
+// verdictStatus is the exit status of one or more hosts' verdicts: a
+// conformance failure anywhere wins, so a retry on 3 never hides one.
+func verdictStatus(vs ...report.Verdict) error {
+	code := exitOK
+	for _, v := range vs {
+		switch {
+		case len(v.Failed) > 0:
+			code = exitFailure
+		case len(v.Incomplete) > 0 && code == exitOK:
+			code = exitIncomplete
+		}
+	}
+	if code == exitOK {
+		return nil
+	}
+	return exitError(code)
 }
 
 func summaryLine(d report.Document) string {
@@ -112,43 +168,4 @@ func maybePrint(enabled bool, stdout io.Writer, path string) error {
 	}
 	_, err = fmt.Fprintf(stdout, "\n%s", data)
 	return err
-}
-
-// cmdDiff compares two runs; a regression exits 1.
-func cmdDiff(args []string, stdout, stderr io.Writer) error {
-	fs := flags("diff", stderr)
-	asJSON := fs.Bool("json", false, "print the comparison as JSON")
-	strict := fs.Bool("strict", false, "also fail on checks newly failing that did not pass before, and on passes now skipped")
-	threshold := fs.Float64("metric-threshold", 0.1, "relative metric change worth reporting (0.1 = 10%)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 2 {
-		return usageErr("diff needs two runs, OLD and NEW (got %d arguments)", fs.NArg())
-	}
-	if *threshold <= 0 {
-		return usageErr("-metric-threshold must be positive (got %g)", *threshold)
-	}
-	var sides [2][]report.Document
-	for i, p := range fs.Args() {
-		docs, err := report.LoadInput(p)
-		if err != nil {
-			return err
-		}
-		sides[i] = docs
-	}
-	d := report.Diff(sides[0], sides[1], report.DiffOptions{MetricThreshold: *threshold, Strict: *strict})
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(d); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintf(stdout, "p2pconf diff %s %s\n%s", fs.Arg(0), fs.Arg(1), d.Text())
-	}
-	if d.Regressions > 0 {
-		return exitError(1)
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ package report
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	claimmodel "github.com/p2pconf/p2pconf/harness/claims"
@@ -167,82 +166,6 @@ func peerClaimText(p Pair) string {
 func atomicsClaimText(p Pair) string {
 	return fmt.Sprintf("CUDA NATIVE_ATOMIC_SUPPORTED=%s ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=%s, NVML atomics=%s",
 		intStr(p.CUDA.NativeAtomicSupported), intStr(p.CUDA.PartialNativeAtomic), nvmlShort(p.NVML.Atomics))
-}
-
-// disagreements lists, per pair, every place where what CUDA or NVML claim
-// does not match what was observed or what the other source claims.
-func disagreements(doc Document, pairs map[tkey]Pair) []disagreement {
-	var out []disagreement
-	flagged := map[tkey]bool{}
-	for _, r := range doc.Results {
-		k, ok := keyOf(r)
-		if !ok || k.b < 0 || !r.Failed() || r.Status == StatusError {
-			continue
-		}
-		if srcs := claimSources(r); len(srcs) >= 2 {
-			out = append(out, disagreement{target: r.TargetName(), kind: "sources disagree",
-				text: fmt.Sprintf("%s %s: %s (claims: %s)", r.Check, r.Status, r.Reason, claimEntriesText(r))})
-			flagged[k] = true
-			continue
-		}
-		p, ok := pairs[k]
-		if !ok || (r.Kind != "conf" && r.Kind != "") {
-			continue
-		}
-		claimed, text := peerClaimed(p), peerClaimText(p)
-		if r.Family == "atomics" {
-			claimed, text = atomicsClaimed(p), atomicsClaimText(p)
-		}
-		if claimed {
-			out = append(out, disagreement{target: r.TargetName(), kind: "claim vs result",
-				text: fmt.Sprintf("claimed supported (%s) but %s %s: %s", text, r.Check, statusWord(r.Status), r.Reason)})
-			flagged[k] = true
-		}
-	}
-	keys := make([]tkey, 0, len(pairs))
-	for k := range pairs {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].a < keys[j].a || (keys[i].a == keys[j].a && keys[i].b < keys[j].b) })
-	for _, k := range keys {
-		if flagged[k] {
-			continue
-		}
-		for _, text := range claimConflicts(pairs[k]) {
-			out = append(out, disagreement{target: fmt.Sprintf("GPU%d→GPU%d", k.a, k.b), kind: "claims disagree", text: text})
-		}
-	}
-	return out
-}
-
-func statusWord(s string) string {
-	if s == StatusTimeout {
-		return "timed out"
-	}
-	return "failed"
-}
-
-// claimSources are the distinct sources of a result's claim entries.
-func claimSources(r Result) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, e := range r.Entries {
-		if e.Kind == KindClaim && e.Source != "" && !seen[e.Source] {
-			seen[e.Source] = true
-			out = append(out, e.Source)
-		}
-	}
-	return out
-}
-
-func claimEntriesText(r Result) string {
-	var parts []string
-	for _, e := range r.Entries {
-		if e.Kind == KindClaim {
-			parts = append(parts, fmt.Sprintf("%s %s=%s", e.Source, e.Name, valueText(e.Value)))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // claimConflicts compares the sources' claims on one pair with each other,

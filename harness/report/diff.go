@@ -8,6 +8,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/p2pconf/p2pconf/harness/checks"
 )
 
 // DiffOptions tune Diff.
@@ -18,14 +20,21 @@ type DiffOptions struct {
 	// Strict also counts as regressions: a check that was skipped or absent
 	// and now fails, and a check that passed and is now skipped.
 	Strict bool
+	// AllowMismatch compares runs of different backends or GPU sets; their
+	// differences become notes, and results missing because a GPU is not in
+	// the new run do not make it incomplete.
+	AllowMismatch bool
 }
 
 // Change is one difference between two runs for one check on one target.
 type Change struct {
-	Host       string  `json:"host,omitempty"`
-	Key        string  `json:"key"`
-	Check      string  `json:"check"`
-	Target     string  `json:"target"`
+	Host   string `json:"host,omitempty"`
+	Key    string `json:"key"`
+	Check  string `json:"check"`
+	Target string `json:"target"`
+	// Variant is the whole spec text of a check with several specs on one
+	// target (VariantName); Key keeps the stored variant, so old runs match.
+	Variant    string  `json:"variant,omitempty"`
 	Old        *Result `json:"old"`
 	New        *Result `json:"new"`
 	Regression bool    `json:"regression"`
@@ -33,29 +42,44 @@ type Change struct {
 	Detail string `json:"detail"`
 	// Rerun is the rerun command for a newly failing result.
 	Rerun string `json:"rerun,omitempty"`
+	// Why says, for a result missing from the new run, why it is missing.
+	Why string `json:"why,omitempty"`
+	// Incomplete marks a missing result that makes the new run incomplete
+	// (its suite or host did not run, or nothing explains its absence).
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // DiffResult is the comparison of two runs, check by check and pair by
 // pair, in the order it is printed.
 type DiffResult struct {
-	Old          []string `json:"old"` // one line per host: host, backend, driver, CUDA, tool
-	New          []string `json:"new"`
+	Old []string `json:"old"` // one line per host: host, backend, driver, CUDA, tool
+	New []string `json:"new"`
+	// Mismatches say why the runs are not comparable (different backends
+	// or GPU sets); without AllowMismatch a caller should refuse them.
+	Mismatches   []string `json:"mismatches"`
 	Warnings     []string `json:"warnings"`
 	NewlyFailing []Change `json:"newly_failing"` // regressions first
 	Fixed        []Change `json:"fixed"`
 	SkipReasons  []Change `json:"skip_reasons_changed"`
 	Added        []Change `json:"added"`
-	Removed      []Change `json:"removed"`
-	OtherStatus  []Change `json:"other_status_changes"`
-	Metrics      []Change `json:"metric_changes"`
-	Regressions  int      `json:"regressions"`
+	// Missing are results of the old run absent from the new one, each with
+	// why; they are never regressions.
+	Missing     []Change `json:"missing"`
+	OtherStatus []Change `json:"other_status_changes"`
+	Metrics     []Change `json:"metric_changes"`
+	Regressions int      `json:"regressions"`
+	// Incomplete counts the missing results that make the new run
+	// incomplete.
+	Incomplete int `json:"incomplete"`
 }
 
-// Diff compares two runs. Results are matched by check, GPU or pair, and
-// host. When each side holds one host the host names are not compared (a
-// driver upgrade may rename nothing, and comparing two nodes is a use too);
-// with several hosts (fleet runs) results are matched per host name, and a
-// host missing from the new run counts as every check on it missing.
+// Diff compares two runs. Results are matched by Key (check, GPU or pair,
+// stored variant) and host. When each side holds one host the host names
+// are not compared (a driver upgrade may rename nothing, and comparing two
+// nodes is a use too); with several hosts (fleet runs) results are matched
+// per host name, and a host missing from the new run makes every result on
+// it missing. A missing result is not a regression: the check did not run,
+// so it says nothing about the GPUs; it makes the new run incomplete.
 func Diff(oldDocs, newDocs []Document, opt DiffOptions) DiffResult {
 	if opt.MetricThreshold <= 0 {
 		opt.MetricThreshold = 0.1
@@ -91,9 +115,15 @@ func Diff(oldDocs, newDocs []Document, opt DiffOptions) DiffResult {
 		s := sides[n]
 		oldDoc, newDoc := orEmpty(s.old), orEmpty(s.new)
 		if s.old != nil && s.new != nil {
+			mismatches := systemMismatches(n, oldDoc, newDoc)
+			if opt.AllowMismatch {
+				d.Warnings = append(d.Warnings, mismatches...)
+			} else {
+				d.Mismatches = append(d.Mismatches, mismatches...)
+			}
 			d.Warnings = append(d.Warnings, compareSystems(n, oldDoc, newDoc)...)
 		}
-		diffHost(&d, n, oldDoc, newDoc, opt)
+		diffHost(&d, n, oldDoc, newDoc, s.new != nil, opt)
 	}
 	sort.SliceStable(d.NewlyFailing, func(i, j int) bool {
 		return d.NewlyFailing[i].Regression && !d.NewlyFailing[j].Regression
@@ -101,6 +131,11 @@ func Diff(oldDocs, newDocs []Document, opt DiffOptions) DiffResult {
 	for _, c := range append(append([]Change{}, d.NewlyFailing...), d.OtherStatus...) {
 		if c.Regression {
 			d.Regressions++
+		}
+	}
+	for _, c := range d.Missing {
+		if c.Incomplete {
+			d.Incomplete++
 		}
 	}
 	return d
@@ -133,7 +168,12 @@ func compareSystems(host string, o, n Document) []string {
 	if host != "" {
 		at = " on " + host
 	}
-	if o.System.Backend != n.System.Backend {
+	ok, nk := backendKind(o.System), backendKind(n.System)
+	switch {
+	case o.System.Backend == n.System.Backend:
+	case ok != "" && ok == nk:
+		w = append(w, fmt.Sprintf("backends differ%s in injected defects only: old %s, new %s", at, backendName(o.System), backendName(n.System)))
+	case ok == "" || nk == "": // not a mismatch (see systemMismatches), but worth a note
 		w = append(w, fmt.Sprintf("backends differ%s: old %s, new %s", at, backendName(o.System), backendName(n.System)))
 	}
 	if o.System.Host != n.System.Host {
@@ -143,13 +183,50 @@ func compareSystems(host string, o, n Document) []string {
 		w = append(w, fmt.Sprintf("driver%s: %s (CUDA %s) → %s (CUDA %s)", at, orDash(o.System.DriverVersion),
 			cudaVersion(o.System.CUDAVersion), orDash(n.System.DriverVersion), cudaVersion(n.System.CUDAVersion)))
 	}
-	if len(o.System.GPUs) != len(n.System.GPUs) {
-		w = append(w, fmt.Sprintf("GPU count%s: %d → %d", at, len(o.System.GPUs), len(n.System.GPUs)))
-	}
 	return w
 }
 
-func diffHost(d *DiffResult, host string, o, n Document, opt DiffOptions) {
+// systemMismatches say why two runs of one host are not comparable: one ran
+// on the driver and the other on the fake backend (or another preset), or
+// they ran on different GPU sets (by ordinal and model). Fake defects are
+// no mismatch: a defect stands in for a broken driver, which is what a diff
+// is for. An unknown backend or GPU list (a run converted from Ginkgo's
+// JSON alone) is not compared.
+func systemMismatches(host string, o, n Document) []string {
+	at := ""
+	if host != "" {
+		at = " on " + host
+	}
+	var m []string
+	if ok, nk := backendKind(o.System), backendKind(n.System); ok != "" && nk != "" && ok != nk {
+		m = append(m, fmt.Sprintf("backends differ%s: old %s, new %s", at, backendName(o.System), backendName(n.System)))
+	}
+	if og, ng := gpuSet(o.System), gpuSet(n.System); og != "" && ng != "" && og != ng {
+		m = append(m, fmt.Sprintf("GPU sets differ%s: old %s; new %s", at, og, ng))
+	}
+	return m
+}
+
+// backendKind is the backend without injected fake defects ("cuda",
+// "fake:h200x2"), "" when unknown.
+func backendKind(s System) string {
+	b, _, _ := strings.Cut(s.Backend, "+")
+	if b == "unknown" || b == "" {
+		return ""
+	}
+	return b
+}
+
+// gpuSet names a run's GPUs by ordinal and model, "" when the run lists none.
+func gpuSet(s System) string {
+	parts := make([]string, 0, len(s.GPUs))
+	for _, g := range s.GPUs {
+		parts = append(parts, fmt.Sprintf("GPU%d %s", g.Ordinal, orDash(g.Name)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func diffHost(d *DiffResult, host string, o, n Document, hostInNew bool, opt DiffOptions) {
 	oldByKey := map[string]*Result{}
 	for i := range o.Results {
 		oldByKey[o.Results[i].Key()] = &o.Results[i]
@@ -159,20 +236,20 @@ func diffHost(d *DiffResult, host string, o, n Document, opt DiffOptions) {
 		newByKey[n.Results[i].Key()] = &n.Results[i]
 	}
 	mk := func(r *Result, or, nr *Result, detail string) Change {
-		return Change{Host: host, Key: r.Key(), Check: r.Check, Target: r.TargetName(), Old: or, New: nr, Detail: detail}
+		return Change{Host: host, Key: r.Key(), Check: r.Check, Target: r.TargetName(), Variant: VariantName(*r),
+			Old: or, New: nr, Detail: detail}
+	}
+	ranHere := map[string]bool{} // check and target with any result in the new run
+	for _, r := range n.Results {
+		ranHere[r.Check+" "+r.TargetName()] = true
 	}
 	for _, or := range sortedResults(oldByKey) {
 		nr := newByKey[or.Key()]
 		switch {
 		case nr == nil:
-			c := mk(or, or, nil, fmt.Sprintf("%s → missing", or.Status))
-			if or.Status == StatusPass {
-				c.Regression = true
-				c.Detail = "passed before, missing now"
-				d.NewlyFailing = append(d.NewlyFailing, c)
-			} else {
-				d.Removed = append(d.Removed, c)
-			}
+			c := mk(or, or, nil, fmt.Sprintf("%s before, missing now", or.Status))
+			c.Why, c.Incomplete = missingWhy(*or, o, n, hostInNew, ranHere, opt)
+			d.Missing = append(d.Missing, c)
 		case nr.Failed() && !or.Failed():
 			c := mk(or, or, nr, fmt.Sprintf("%s → %s: %s", or.Status, nr.Status, orDash(nr.Reason)))
 			c.Regression = or.Status == StatusPass || opt.Strict
@@ -210,6 +287,67 @@ func diffHost(d *DiffResult, host string, o, n Document, opt DiffOptions) {
 		}
 		d.Added = append(d.Added, c)
 	}
+}
+
+// missingWhy says why a result of the old run o is not in the new run n,
+// and whether that makes n incomplete. A check this p2pconf no longer has,
+// or (with AllowMismatch) a GPU the new run does not have, is an expected
+// absence; a suite or host that did not run, or an absence nothing
+// explains, is not.
+func missingWhy(r Result, o, n Document, hostInNew bool, ranHere map[string]bool, opt DiffOptions) (string, bool) {
+	if !hostInNew {
+		return "its host is not in the new run", true
+	}
+	if len(MissingSuites(n, []string{r.Family})) > 0 {
+		return fmt.Sprintf("suite %s did not run in the new run", r.Family), true
+	}
+	for _, s := range n.Suites {
+		if s.Name == r.Family && len(s.FailureReasons) > 0 {
+			return fmt.Sprintf("suite %s stopped early in the new run: %s", r.Family, strings.Join(s.FailureReasons, "; ")), true
+		}
+	}
+	if gone := gpusNotIn(r, n.System); gone != "" {
+		return gone + " not in the new run", !opt.AllowMismatch
+	}
+	if _, ok := checks.Lookup(r.Check); !ok && r.Kind != "setup" {
+		return "this p2pconf has no check " + r.Check, false
+	}
+	if ranHere[r.Check+" "+r.TargetName()] {
+		return "the check ran on " + r.TargetName() + " but not this spec (its text changed?)", true
+	}
+	if of, nf := suiteFilter(o, r.Family), suiteFilter(n, r.Family); of != nf {
+		return fmt.Sprintf("suite %s ran with label filter %q in the new run, %q in the old", r.Family, nf, of), true
+	}
+	return "not run in the new run", true
+}
+
+// suiteFilter is the label filter the suite ran with in d.
+func suiteFilter(d Document, suite string) string {
+	for _, s := range d.Suites {
+		if s.Name == suite {
+			return s.LabelFilter
+		}
+	}
+	return d.Run.LabelFilter
+}
+
+// gpusNotIn names the GPUs of r's target that sys does not list ("" when
+// all are there, or sys lists no GPU).
+func gpusNotIn(r Result, sys System) string {
+	if len(sys.GPUs) == 0 {
+		return ""
+	}
+	have := map[int]bool{}
+	for _, g := range sys.GPUs {
+		have[g.Ordinal] = true
+	}
+	var gone []string
+	for _, p := range []*int{r.GPU, r.Src, r.Dst} {
+		if p != nil && !have[*p] {
+			gone = append(gone, gpuName(*p))
+		}
+	}
+	return strings.Join(gone, " and ")
 }
 
 func sortedResults(m map[string]*Result) []*Result {
@@ -261,7 +399,7 @@ func metricChanges(host string, o, n *Result, threshold float64) []Change {
 			}
 			detail = fmt.Sprintf("%s: %s → %s (%+.1f%%)", k, numText(ov), numText(nv), 100*rel)
 		}
-		out = append(out, Change{Host: host, Key: n.Key(), Check: n.Check, Target: n.TargetName(), Detail: detail})
+		out = append(out, Change{Host: host, Key: n.Key(), Check: n.Check, Target: n.TargetName(), Variant: VariantName(*n), Detail: detail})
 	}
 	return out
 }
@@ -273,7 +411,10 @@ func numText(v *float64) string {
 	return fmt.Sprintf("%.4g", *v)
 }
 
-// Text renders the comparison for a terminal or a CI log.
+// Text renders the comparison for a terminal or a CI log. Every change
+// names its check, target and, where a check has several specs on a target,
+// the whole spec text; missing results that share a reason (a suite that
+// did not run) share one line.
 func (d DiffResult) Text() string {
 	var b strings.Builder
 	for _, l := range d.Old {
@@ -281,6 +422,9 @@ func (d DiffResult) Text() string {
 	}
 	for _, l := range d.New {
 		fmt.Fprintf(&b, "new: %s\n", l)
+	}
+	for _, m := range d.Mismatches {
+		fmt.Fprintf(&b, "not comparable: %s\n", m)
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintf(&b, "note: %s\n", w)
@@ -295,11 +439,7 @@ func (d DiffResult) Text() string {
 			if c.Regression {
 				mark = "! "
 			}
-			host := ""
-			if c.Host != "" {
-				host = "[" + c.Host + "] "
-			}
-			fmt.Fprintf(&b, "%s%s%s %s: %s\n", mark, host, c.Check, c.Target, c.Detail)
+			fmt.Fprintf(&b, "%s%s: %s\n", mark, changeName(c), c.Detail)
 			if c.Rerun != "" {
 				fmt.Fprintf(&b, "      rerun: %s\n", c.Rerun)
 			}
@@ -309,7 +449,7 @@ func (d DiffResult) Text() string {
 	section("Fixed", d.Fixed)
 	section("Skip reasons changed", d.SkipReasons)
 	section("Added", d.Added)
-	section("Removed", d.Removed)
+	writeMissing(&b, d.Missing)
 	section("Other status changes", d.OtherStatus)
 	section("Metric changes", d.Metrics)
 	if d.Regressions > 0 {
@@ -317,5 +457,70 @@ func (d DiffResult) Text() string {
 	} else {
 		b.WriteString("\nNo regressions.\n")
 	}
+	if d.Incomplete > 0 {
+		fmt.Fprintf(&b, "%d result(s) of the old run missing from the new run: the new run is incomplete.\n", d.Incomplete)
+	}
 	return b.String()
+}
+
+// changeName is "[host] check target (whole variant)".
+func changeName(c Change) string {
+	s := c.Check + " " + c.Target
+	if c.Host != "" {
+		s = "[" + c.Host + "] " + s
+	}
+	if c.Variant != "" {
+		s += " (" + c.Variant + ")"
+	}
+	return s
+}
+
+// writeMissing lists the missing results, one line per reason shared by
+// more than a few of them (a suite that did not run), else one per result.
+func writeMissing(b *strings.Builder, missing []Change) {
+	if len(missing) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nMissing from the new run, not regressions (%d):\n", len(missing))
+	type group struct {
+		host, why string
+		changes   []Change
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, c := range missing {
+		k := c.Host + "\x00" + c.Why
+		g := byKey[k]
+		if g == nil {
+			g = &group{host: c.Host, why: c.Why}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.changes = append(g.changes, c)
+	}
+	for _, g := range groups {
+		if len(g.changes) <= 3 {
+			for _, c := range g.changes {
+				fmt.Fprintf(b, "  %s: %s: %s\n", changeName(c), c.Detail, c.Why)
+			}
+			continue
+		}
+		passed := 0
+		checkSet := map[string]bool{}
+		for _, c := range g.changes {
+			if c.Old != nil && c.Old.Status == StatusPass {
+				passed++
+			}
+			checkSet[c.Check] = true
+		}
+		host := ""
+		if g.host != "" {
+			host = "[" + g.host + "] "
+		}
+		of := plural(len(checkSet), "check")
+		if len(checkSet) == 1 {
+			of = g.changes[0].Check
+		}
+		fmt.Fprintf(b, "  %s%d results of %s (%d passed before): %s\n", host, len(g.changes), of, passed, g.why)
+	}
 }

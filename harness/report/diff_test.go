@@ -34,7 +34,7 @@ func TestDiffOnePairRegressed(t *testing.T) {
 	if !strings.Contains(text, "! access.peer-copy GPU0→GPU1: pass → fail") || !strings.Contains(text, "1 regression(s).") {
 		t.Errorf("text:\n%s", text)
 	}
-	if n := len(d.Fixed) + len(d.SkipReasons) + len(d.Added) + len(d.Removed) + len(d.OtherStatus); n != 0 {
+	if n := len(d.Fixed) + len(d.SkipReasons) + len(d.Added) + len(d.Missing) + len(d.OtherStatus); n != 0 {
 		t.Errorf("%d other changes between runs that differ in one pair:\n%s", n, text)
 	}
 	// And back: the same pair is fixed, nothing regressed.
@@ -50,7 +50,7 @@ func TestDiffIdentical(t *testing.T) {
 	if d.Regressions != 0 {
 		t.Errorf("identical runs: %d regressions", d.Regressions)
 	}
-	if n := len(d.NewlyFailing) + len(d.Fixed) + len(d.SkipReasons) + len(d.Added) + len(d.Removed) + len(d.OtherStatus) + len(d.Metrics); n != 0 {
+	if n := len(d.NewlyFailing) + len(d.Fixed) + len(d.SkipReasons) + len(d.Added) + len(d.Missing) + len(d.OtherStatus) + len(d.Metrics); n != 0 {
 		t.Errorf("identical runs: %d changes:\n%s", n, d.Text())
 	}
 	if !strings.Contains(d.Text(), "No regressions.") {
@@ -100,12 +100,15 @@ func TestDiffKinds(t *testing.T) {
 		return true
 	})
 	d := Diff(old, newer, DiffOptions{})
-	if d.Regressions != 1 {
-		t.Errorf("regressions = %d, want 1 (passed, now missing):\n%s", d.Regressions, d.Text())
+	if d.Regressions != 0 {
+		t.Errorf("regressions = %d, want 0 (a missing result is no regression):\n%s", d.Regressions, d.Text())
 	}
-	if len(d.NewlyFailing) != 2 || !d.NewlyFailing[0].Regression || d.NewlyFailing[0].Detail != "passed before, missing now" ||
-		d.NewlyFailing[1].Regression || d.NewlyFailing[1].Check != "ordering.flag-handoff-sys" {
-		t.Errorf("newly failing (regressions first): %+v", d.NewlyFailing)
+	if len(d.NewlyFailing) != 1 || d.NewlyFailing[0].Regression || d.NewlyFailing[0].Check != "ordering.flag-handoff-sys" {
+		t.Errorf("newly failing: %+v", d.NewlyFailing)
+	}
+	if len(d.Missing) != 1 || d.Missing[0].Detail != "pass before, missing now" || d.Missing[0].Why != "not run in the new run" ||
+		!d.Missing[0].Incomplete || d.Incomplete != 1 {
+		t.Errorf("missing: %+v", d.Missing)
 	}
 	if len(d.Fixed) != 1 || d.Fixed[0].Check != "access.host-mapped" {
 		t.Errorf("fixed: %+v", d.Fixed)
@@ -119,11 +122,11 @@ func TestDiffKinds(t *testing.T) {
 	if len(d.Metrics) != 1 || d.Metrics[0].Detail != "bandwidth_gbps: 389.6 → 250 (-35.8%)" {
 		t.Errorf("metrics: %+v", d.Metrics)
 	}
-	if strict := Diff(old, newer, DiffOptions{Strict: true}); strict.Regressions != 3 {
-		t.Errorf("strict regressions = %d, want 3:\n%s", strict.Regressions, strict.Text())
+	if strict := Diff(old, newer, DiffOptions{Strict: true}); strict.Regressions != 2 {
+		t.Errorf("strict regressions = %d, want 2:\n%s", strict.Regressions, strict.Text())
 	}
 	text := d.Text()
-	order := []string{"Newly failing", "Fixed", "Skip reasons changed", "Other status changes", "Metric changes"}
+	order := []string{"Newly failing", "Fixed", "Skip reasons changed", "Missing from the new run", "Other status changes", "Metric changes"}
 	last := -1
 	for _, h := range order {
 		i := strings.Index(text, h)
@@ -141,25 +144,36 @@ func TestDiffFleetKeyedByHost(t *testing.T) {
 		b[i].System.Host = "fakehost-b"
 	}
 	oldFleet := append(append([]Document{}, a...), b...)
-	// In the new fleet, host b lost its bandwidth results and host a is
+	// In the new fleet, host b's bandwidth suite did not run and host a is
 	// unchanged.
-	newFleet := append(append([]Document{}, a...), mutate(b, func(r *Result) bool { return r.Family != "bandwidth" })...)
-	d := Diff(oldFleet, newFleet, DiffOptions{})
-	if d.Regressions != 2 {
-		t.Fatalf("regressions %d:\n%s", d.Regressions, d.Text())
+	var newB []Document
+	for _, doc := range mutate(b, func(r *Result) bool { return r.Family != "bandwidth" }) {
+		if len(doc.Suites) > 0 && doc.Suites[0].Name == "bandwidth" {
+			continue
+		}
+		newB = append(newB, doc)
 	}
-	for _, c := range d.NewlyFailing {
-		if c.Host != "fakehost-b" {
-			t.Errorf("change on the wrong host: %+v", c)
+	newFleet := append(append([]Document{}, a...), newB...)
+	d := Diff(oldFleet, newFleet, DiffOptions{})
+	if d.Regressions != 0 || len(d.Missing) != 2 || d.Incomplete != 2 {
+		t.Fatalf("regressions %d, missing %d, incomplete %d:\n%s", d.Regressions, len(d.Missing), d.Incomplete, d.Text())
+	}
+	for _, c := range d.Missing {
+		if c.Host != "fakehost-b" || c.Why != "suite bandwidth did not run in the new run" {
+			t.Errorf("missing on the wrong host or for the wrong reason: %+v", c)
 		}
 	}
-	if !strings.Contains(d.Text(), "! [fakehost-b] bandwidth.copy-engine GPU0→GPU1: passed before, missing now") {
+	if !strings.Contains(d.Text(), "  [fakehost-b] bandwidth.copy-engine GPU0→GPU1: pass before, missing now: suite bandwidth did not run in the new run") {
 		t.Error(d.Text())
 	}
-	// A host missing from the new fleet: every check that passed there is missing.
+	// A host missing from the new fleet: every result there is missing, in
+	// one line.
 	gone := Diff(oldFleet, a, DiffOptions{})
-	if gone.Regressions != 13 {
-		t.Errorf("host gone: %d regressions, want 13", gone.Regressions)
+	if gone.Regressions != 0 || gone.Incomplete != 19 {
+		t.Errorf("host gone: %d regressions, %d incomplete, want 0 and 19", gone.Regressions, gone.Incomplete)
+	}
+	if text := gone.Text(); !strings.Contains(text, "  [fakehost-b] 19 results of ") || !strings.Contains(text, "(13 passed before): its host is not in the new run") {
+		t.Error(text)
 	}
 }
 
@@ -173,8 +187,12 @@ func TestDiffWarnsAboutBackendAndDriver(t *testing.T) {
 			newer[i].Suites[j].Backend = "cuda"
 		}
 	}
-	text := Diff(old, newer, DiffOptions{}).Text()
-	for _, want := range []string{"backends differ: old fake:nvlink2, new cuda", "driver: 580.159.04 (CUDA 13.0 (13000)) → 590.10"} {
+	d := Diff(old, newer, DiffOptions{})
+	if len(d.Mismatches) != 1 || d.Mismatches[0] != "backends differ: old fake:nvlink2, new cuda" {
+		t.Errorf("mismatches %q", d.Mismatches)
+	}
+	text := Diff(old, newer, DiffOptions{AllowMismatch: true}).Text()
+	for _, want := range []string{"note: backends differ: old fake:nvlink2, new cuda", "driver: 580.159.04 (CUDA 13.0 (13000)) → 590.10"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("diff text lacks %q:\n%s", want, text)
 		}

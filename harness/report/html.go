@@ -30,10 +30,10 @@ td.claim.yes{background:#dafbe1}td.claim.no{background:#f6f8fa}td.claim.conflict
 .side{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
 .checks{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 details{margin:4px 0}summary{cursor:pointer}
-ol.dis li{margin:4px 0}.dis .kind{font-weight:600}
+ol.dis>li{margin:4px 0}.dis .kind{font-weight:600}.dis details{margin:0}.dis .obs{color:#a40e26}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
 pre{background:#f6f8fa;padding:6px 8px;overflow-x:auto;white-space:pre-wrap}
-.notes{font-size:12px;color:#57606a}.legend{font-size:12px;color:#57606a}
+.notrun{background:#fff1e5;border:1px solid #d39e00;padding:4px 8px}.notes{font-size:12px;color:#57606a}.legend{font-size:12px;color:#57606a}
 td.l{text-align:left;white-space:normal}
 `
 
@@ -59,11 +59,14 @@ func HTML(doc Document) string {
 	} else {
 		w("<ol class=\"dis\">\n")
 		for _, d := range v.disagreements {
-			w("<li><b>%s</b> <span class=\"kind\">%s</span>: %s</li>\n", esc(d.target), esc(d.kind), esc(d.text))
+			writeDisagreementHTML(&b, d)
 		}
 		w("</ol>\n")
 	}
 	writeClaimsHTML(&b, v)
+	if len(v.families) > 0 {
+		w("<p class=\"legend\">%s</p>\n", esc(legendMD))
+	}
 	for _, f := range v.families {
 		writeFamilyHTML(&b, v, f)
 	}
@@ -90,6 +93,9 @@ func HTML(doc Document) string {
 func esc(s string) string { return html.EscapeString(s) }
 
 func writeSuitesHTML(b *strings.Builder, doc Document) {
+	if missing := MissingSuites(doc, KnownSuites()); len(missing) > 0 {
+		fmt.Fprintf(b, "<p class=\"notrun\"><b>Not run: %s.</b> %s</p>\n", esc(strings.Join(missing, ", ")), esc(notRunNote))
+	}
 	if len(doc.Suites) == 0 {
 		return
 	}
@@ -171,7 +177,7 @@ func writeClaimsHTML(b *strings.Builder, v *view) {
 		})
 	}
 	if len(v.observed) > 0 {
-		writeGridHTML(b, "observed", "Observed by the conf checks ("+strings.Join(v.observed, ", ")+")", v.gpus, func(k tkey) string {
+		writeGridHTML(b, "observed", "Observed by the conf checks", v.gpus, func(k tkey) string {
 			worst := ""
 			var lines []string
 			for _, fam := range v.observed {
@@ -188,7 +194,7 @@ func writeClaimsHTML(b *strings.Builder, v *view) {
 			return fmt.Sprintf("<td class=\"%s\" title=\"%s\">%s</td>", worst, esc(strings.Join(lines, "\n")), observedCode(v, k))
 		})
 	}
-	b.WriteString("</div>\n<p class=\"legend\">Claim cells: CUDA <code>P</code> can access peer, <code>A</code> native atomics (<code>a</code> only partial); NVML P2P status <code>r</code> read, <code>w</code> write, <code>n</code> nvlink, <code>a</code> atomics; then the link (NV&lt;links&gt;, or the PCIe level PIX/PXB/PHB/NODE/SYS). <code>-</code> not supported, <code>?</code> unknown. Hover a cell for every value. Observed cells: one symbol per family in the order named.</p>\n")
+	b.WriteString("</div>\n<p class=\"legend\">Claim cells: CUDA <code>P</code> can access peer, <code>A</code> native atomics (<code>a</code> only partial); NVML P2P status <code>r</code> read, <code>w</code> write, <code>n</code> nvlink, <code>a</code> atomics; then the link (NV&lt;links&gt;, or the PCIe level PIX/PXB/PHB/NODE/SYS). <code>-</code> not supported, <code>?</code> unknown. Hover a cell for every value. " + esc(observedLegend(v.observed)) + "</p>\n")
 }
 
 func writeFamilyHTML(b *strings.Builder, v *view, f *familyView) {
@@ -245,7 +251,6 @@ func writeFamilyHTML(b *strings.Builder, v *view, f *familyView) {
 		}
 		b.WriteString("</ol>\n")
 	}
-	fmt.Fprintf(b, "<p class=\"legend\">%s</p>\n", esc(legendMD))
 }
 
 func writeRowHTML(b *strings.Builder, label string, gpus []int, cs cells) {
@@ -254,4 +259,26 @@ func writeRowHTML(b *strings.Builder, label string, gpus []int, cs cells) {
 		b.WriteString(cellHTML(cs[tkey{g, -1}]))
 	}
 	b.WriteString("</tr>\n")
+}
+
+// writeDisagreementHTML writes one disagreement as a one-line summary (pair,
+// claim, observed) that unfolds into its details.
+func writeDisagreementHTML(b *strings.Builder, d disagreement) {
+	fmt.Fprintf(b, "<li class=\"dis-item\"><details><summary><b>%s</b> <span class=\"kind\">%s</span>: ", esc(d.target), esc(d.kind))
+	if d.kind == "claims disagree" {
+		fmt.Fprintf(b, "<span class=\"claim\">%s</span>", esc(d.claim))
+	} else {
+		fmt.Fprintf(b, "claimed <span class=\"claim\">%s</span>", esc(d.claim))
+	}
+	if d.observed != "" {
+		fmt.Fprintf(b, " · observed <span class=\"obs\">%s</span>", esc(d.observed))
+	}
+	b.WriteString("</summary><ul>")
+	for _, det := range d.details {
+		fmt.Fprintf(b, "<li>%s</li>", esc(det))
+	}
+	if d.rerun != "" {
+		fmt.Fprintf(b, "<li>rerun: <code>%s</code></li>", esc(d.rerun))
+	}
+	b.WriteString("</ul></details></li>\n")
 }

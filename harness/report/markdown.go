@@ -12,8 +12,16 @@ import (
 // Caption is the direction every N×N grid is read in.
 const Caption = "GPU(row) → GPU(column)"
 
-const legendMD = "Cells: ✓ pass, ✗ fail, – skip (see the numbered reason), T timeout, E harness error, X diagonal, · not run. " +
+// legendMD explains the cell symbols; the page shows it once, above the
+// first grid of results.
+const legendMD = "Cells: ✓ pass, ✗ fail, – skip (see the numbered reason under the suite), T timeout, E harness error, X diagonal, · not run. " +
 	"A cell over several results shows the worst of them, followed by – and the reasons when some were skipped (e.g. ✓ –¹)."
+
+// observedLegend explains the observed grid's cells, next to it.
+func observedLegend(families []string) string {
+	return "Observed cells: ✓ when every conf check of " + strings.Join(families, ", ") +
+		" passed on the pair; otherwise the suites that did not pass, each after its symbol (e.g. ✗ atomics); · nothing ran."
+}
 
 // Markdown renders the matrix of one host's run as GitHub-flavoured
 // Markdown (matrix.md).
@@ -30,13 +38,11 @@ func Markdown(doc Document) string {
 	if len(v.disagreements) == 0 {
 		w("%s\n\n", v.noDisagreements())
 	}
-	for i, d := range v.disagreements {
-		w("%d. **%s** — %s: %s\n", i+1, d.target, d.kind, mdText(d.text))
-	}
-	if len(v.disagreements) > 0 {
-		w("\n")
-	}
+	writeDisagreementsMD(&b, v.disagreements)
 	writeClaimsMD(&b, v)
+	if len(v.families) > 0 {
+		w("%s\n\n", legendMD)
+	}
 	for _, f := range v.families {
 		writeFamilyMD(&b, v, f)
 	}
@@ -57,6 +63,25 @@ func Markdown(doc Document) string {
 	return b.String()
 }
 
+// writeDisagreementsMD writes one numbered line per disagreement (pair,
+// claim, observed) and its details as a sub-list under it.
+func writeDisagreementsMD(b *strings.Builder, ds []disagreement) {
+	for i, d := range ds {
+		num := fmt.Sprintf("%d. ", i+1)
+		fmt.Fprintf(b, "%s**%s** — %s\n", num, d.target, mdText(d.line()))
+		indent := strings.Repeat(" ", len(num))
+		for _, det := range d.details {
+			fmt.Fprintf(b, "%s- %s\n", indent, mdText(det))
+		}
+		if d.rerun != "" {
+			fmt.Fprintf(b, "%s- rerun: `%s`\n", indent, d.rerun)
+		}
+	}
+	if len(ds) > 0 {
+		b.WriteString("\n")
+	}
+}
+
 func writeSummaryMD(b *strings.Builder, doc Document) {
 	s := doc.Summary
 	fmt.Fprintf(b, "**%d pass · %d fail · %d skip · %d timeout · %d error** (%d results)\n\n",
@@ -75,7 +100,14 @@ func writeSummaryMD(b *strings.Builder, doc Document) {
 		}
 		fmt.Fprintf(b, "Suites: %s\n\n", mdText(strings.Join(parts, " · ")))
 	}
+	if missing := MissingSuites(doc, KnownSuites()); len(missing) > 0 {
+		fmt.Fprintf(b, "**Not run: %s.** %s\n\n", strings.Join(missing, ", "), notRunNote)
+	}
 }
+
+// notRunNote says what a suite missing from a report means.
+const notRunNote = "These suites left no results in this run: they were not selected, or stopped (or have not yet finished) before writing their report. " +
+	"The matrix covers the suites above only."
 
 func writeClaimsMD(b *strings.Builder, v *view) {
 	if len(v.pairs) == 0 && len(v.observed) == 0 {
@@ -94,23 +126,36 @@ func writeClaimsMD(b *strings.Builder, v *view) {
 		fmt.Fprintf(b, "\nClaim cells: CUDA `P` can access peer, `A` native atomics (`a` only partial); NVML P2P status `r` read, `w` write, `n` nvlink, `a` atomics; then the link (NV<links>, or the PCIe level PIX/PXB/PHB/NODE/SYS). `-` not supported, `?` unknown.\n\n")
 	}
 	if len(v.observed) > 0 {
-		fmt.Fprintf(b, "Observed by the conf checks, one symbol per family (%s) — %s\n\n", strings.Join(v.observed, ", "), Caption)
+		fmt.Fprintf(b, "Observed by the conf checks — %s\n\n", Caption)
 		writeGridMD(b, v.gpus, func(k tkey) string { return observedCode(v, k) })
-		b.WriteString("\n")
+		fmt.Fprintf(b, "\n%s\n\n", observedLegend(v.observed))
 	}
 }
 
+// observedCode is an observed cell: ✓ when every family's conf checks
+// passed on the pair, else the families that did not, each after its
+// symbol ("✗ atomics", "✗ atomics, – vmm"), · when nothing ran. Naming the
+// families keeps a cell readable without counting symbol positions.
 func observedCode(v *view, k tkey) string {
-	s := ""
+	ran := false
+	var bad []string
 	for _, fam := range v.observed {
 		c := v.observedCells[fam][k]
 		if c == nil {
-			s += SymNone
-		} else {
-			s += symbol(c.status)
+			continue
+		}
+		ran = true
+		if c.status != StatusPass {
+			bad = append(bad, symbol(c.status)+" "+fam)
 		}
 	}
-	return s
+	switch {
+	case !ran:
+		return SymNone
+	case len(bad) == 0:
+		return SymPass
+	}
+	return strings.Join(bad, ", ")
 }
 
 // writeGridMD writes an N×N grid, rows = source, columns = destination.
@@ -203,7 +248,6 @@ func writeFamilyMD(b *strings.Builder, v *view, f *familyView) {
 	if len(f.system) > 0 || len(f.notes) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "%s\n\n", legendMD)
 }
 
 // writeGPUChecksMD writes the family's per-GPU table: the aggregate row,

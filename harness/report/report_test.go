@@ -366,8 +366,10 @@ func TestMatrixDisagreementsFirst(t *testing.T) {
 	md := readFile(t, filepath.Join(dir, MatrixMDFile))
 	dis := md[strings.Index(md, "## Disagreements"):strings.Index(md, "## Claimed vs observed")]
 	for _, want := range []string{
-		"**GPU2→GPU6** — sources disagree: access.capability-per-direction fail",
-		"**GPU3→GPU5** — claim vs result: claimed supported (CUDA cuDeviceCanAccessPeer=1, NVML read=OK write=OK) but access.peer-copy failed",
+		"**GPU2→GPU6** — sources disagree: claimed ",
+		" · observed access.capability-per-direction ✗ fail\n",
+		"**GPU3→GPU5** — claim vs result: claimed peer access · observed access.peer-copy ✗ fail",
+		"   - claims: CUDA cuDeviceCanAccessPeer=1, NVML read=OK write=OK",
 		"**GPU7→GPU0** — claim vs result",
 	} {
 		if !strings.Contains(dis, want) {

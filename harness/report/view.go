@@ -66,12 +66,6 @@ func (f *familyView) note(reason string) int {
 	return len(f.notes)
 }
 
-type disagreement struct {
-	target string
-	kind   string // "claim vs result", "sources disagree", "claims disagree"
-	text   string
-}
-
 type failureGroup struct {
 	target  string
 	results []Result

@@ -148,8 +148,10 @@ func CaseName(r Result) string {
 	if r.Target == TargetPair && r.Link != "" {
 		name += " [" + r.Link + "]"
 	}
-	if r.Variant != "" {
-		name += " (" + r.Variant + ")"
+	// The variant whole, GPU names included (the stored variant has holes
+	// where they were, so that results of several GPUs share a key).
+	if v := VariantName(r); v != "" {
+		name += " (" + v + ")"
 	}
 	return name
 }

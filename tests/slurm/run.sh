@@ -9,7 +9,8 @@
 #   tests/slurm/run.sh
 #
 # It installs Slurm and munge from Debian's packages when they are missing
-# (apt-get; needs root), builds a dist bundle of the access suite (or takes
+# (apt-get --no-install-recommends, one line per package saying why; needs
+# root), builds a dist bundle of the access suite (or takes
 # P2PCONF_DIST_TARBALL), then, in a network namespace of its own where only
 # loopback exists (unshare -n; without it, on 127.0.0.1 and ports 16817-16823),
 # starts munged, slurmctld and three slurmd (NodeName sim1..sim3, one
@@ -51,10 +52,24 @@ install_prerequisites() {
 		command -v "$c" >/dev/null || missing+=("$c")
 	done
 	[ ${#missing[@]} -eq 0 ] && return
-	log "installing Slurm and munge (missing: ${missing[*]})"
-	[ "$(id -u)" -eq 0 ] || { log "needs root to install slurmd slurmctld slurm-client munge iproute2"; exit 2; }
-	if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		slurmd slurmctld slurm-client munge iproute2; } >"$1/apt.log" 2>&1; then
+	# Each package with the reason it is needed; recommended packages stay
+	# out (Debian's slurmd recommends would pull ROCm and HDF5 dev packages).
+	local pkgs=(
+		"slurmctld:the controller the batch script is submitted to"
+		"slurmd:the three simulated nodes"
+		"slurm-client:sbatch, srun, squeue, scontrol, sinfo and scancel"
+		"munge:the authentication Slurm's daemons and commands use (munged, mungekey)"
+		"iproute2:ip, to bring up loopback in the test's network namespace"
+	)
+	local p names=()
+	log "missing: ${missing[*]}"
+	[ "$(id -u)" -eq 0 ] || { log "needs root to install ${pkgs[*]%%:*}"; exit 2; }
+	for p in "${pkgs[@]}"; do
+		log "installing ${p%%:*} (--no-install-recommends): ${p#*:}"
+		names+=("${p%%:*}")
+	done
+	if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"${names[@]}"; } >"$1/apt.log" 2>&1; then
 		tail -n 30 "$1/apt.log" >&2
 		log "apt-get could not install Slurm and munge"
 		exit 2

@@ -98,6 +98,16 @@ func TestGateOnFakeBackend(t *testing.T) {
 	if !bytes.Contains(readFile(t, junit), []byte("<failure")) {
 		t.Errorf("the failing run's %s has no failure to publish", junit)
 	}
+	// The tarball carries deploy/ (this script among it), without Go tests.
+	shipped := filepath.Join(gateDir, "bundle", "p2pconf-v0.0.0-gate-linux-amd64", "deploy")
+	for _, f := range []string{"ci/gate.sh", "ci/github-actions.yml", "ci/gitlab-ci.yml", "slurm/p2pconf.sbatch", "slurm/submit.sh", "kubernetes/render.sh", "README.md"} {
+		if _, err := os.Stat(filepath.Join(shipped, f)); err != nil {
+			t.Errorf("the tarball lacks deploy/%s: %v", f, err)
+		}
+	}
+	if tests, _ := filepath.Glob(filepath.Join(shipped, "*", "*_test.go")); len(tests) > 0 {
+		t.Errorf("the tarball ships Go tests: %v", tests)
+	}
 
 	// 2. A clean run passes and becomes the baseline.
 	r = runGate(t, clean, flags...)

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The p2pconf Authors
 #
-# tests/slurm/run.sh runs deploy/slurm/ on a real Slurm cluster of three
-# simulated nodes on this machine, with the fake backend, and checks the
-# merged fleet view. No GPU is needed.
+# tests/slurm/run.sh runs deploy/slurm/, as the dist tarball ships it, on a
+# real Slurm cluster of three simulated nodes on this machine, with the fake
+# backend, and checks the merged fleet view. No GPU is needed.
 #
 #   tests/slurm/run.sh
 #
@@ -93,6 +93,8 @@ if [ "${1:-}" != --cluster ]; then
 	mkdir -p "$work/shared"
 	tar -xzf "$tarball" -C "$work/shared" || { log "cannot unpack $tarball"; exit 2; }
 	mv "$work"/shared/p2pconf-*-linux-amd64 "$work/shared/bundle"
+	[ -x "$work/shared/bundle/deploy/slurm/submit.sh" ] && [ -f "$work/shared/bundle/deploy/slurm/p2pconf.sbatch" ] ||
+		{ log "$tarball holds no deploy/slurm/ (built before dist/build.sh shipped it?)"; exit 2; }
 	cp "$tarball" "$work/shared/bundle.tar.gz"
 	# The cluster phase runs in the background so that a SIGTERM or SIGINT
 	# sent to this script (a CI timeout, ^C) reaches it: bash runs no trap
@@ -250,6 +252,9 @@ log "cluster up: $(sinfo -h -N -o '%N:%t' | sort -u | tr '\n' ' ')"
 # ---- the fleet runs ----
 
 shared=$work/shared
+# The scripts as the tarball ships them, as a cluster without a checkout
+# runs them.
+slurm_dir=$shared/bundle/deploy/slurm
 export P2PCONF_BUNDLE=$shared/bundle
 export P2PCONF_REPORTS=$shared/reports
 export P2PCONF_BACKEND=fake P2PCONF_FAKE=h200x2 P2PCONF_PAIRS=0-1,1-0
@@ -313,7 +318,7 @@ hasnt() { ! grep -Fq -- "$2" "$1"; }
 # Run 1: the baseline, one job (nodes, then the merge in its batch step).
 export P2PCONF_RUN=baseline P2PCONF_EXPECT_HOSTS=3
 log "run 1 (baseline): sbatch -N 3 p2pconf.sbatch"
-base_job=$(sbatch --parsable -N 3 "$root/deploy/slurm/p2pconf.sbatch")
+base_job=$(sbatch --parsable -N 3 "$slurm_dir/p2pconf.sbatch")
 jobs_submitted+=("$base_job")
 wait_jobs "$base_job"
 out=$shared/p2pconf-$base_job.out
@@ -335,7 +340,7 @@ export BASELINE=$P2PCONF_REPORTS/baseline/fleet
 echo "sim2 P2PCONF_FAKE_DEFECTS=peer-store-dropped" >"$shared/node.env"
 export P2PCONF_NODE_ENV=$shared/node.env
 log "run 2 (defect on sim2): deploy/slurm/submit.sh -N 3"
-read -r run run_job merge_job < <("$root/deploy/slurm/submit.sh" -N 3)
+read -r run run_job merge_job < <("$slurm_dir/submit.sh" -N 3)
 jobs_submitted+=("$run_job" "$merge_job")
 expect "submit.sh names the run" test "$run" = defect
 expect "the merge job depends on the run job (afterany)" test "$(job_field "$merge_job" Dependency)" = "afterany:${run_job}(unfulfilled)"
@@ -374,7 +379,7 @@ expect "the unpacked bundles were removed" test -z "$(ls -A "$TMPDIR")"
 log "merge mode outside Slurm, expecting 4 hosts of 3"
 set +e
 P2PCONF_BUNDLE=$shared/bundle P2PCONF_TARBALL='' P2PCONF_FLEET=$work/k8s-fleet P2PCONF_EXPECT_HOSTS=4 BASELINE='' \
-	bash "$root/deploy/slurm/p2pconf.sbatch" merge >"$work/merge-only.out" 2>&1
+	bash "$slurm_dir/p2pconf.sbatch" merge >"$work/merge-only.out" 2>&1
 rc=$?
 set -e
 expect "merge mode exits 1 when a host is missing (got $rc)" test $rc -eq 1

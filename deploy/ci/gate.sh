@@ -36,9 +36,10 @@
 #
 # Exit status: 0 the gate passed, 1 a regression (or, without a baseline, a
 # failed check), 2 or above the gate could not decide: 2 for its own errors
-# (no tarball, an unusable bundle, no report), else run.sh's or p2pconf
-# diff's status above 1 passed on (a usage error, a run or an input that
-# cannot be judged).
+# (no tarball, an unusable bundle, no report) and run.sh's usage errors,
+# else p2pconf diff's status above 1 passed on (see p2pconf --help: e.g.
+# results of the baseline missing from this run, runs of different
+# backends or GPU sets).
 set -uo pipefail
 
 log() { echo "gate.sh: $*" >&2; }
@@ -78,7 +79,7 @@ new=$dir/run/conformance.json
 case $run_rc in
 0) log "run: every selected check passed" ;;
 1) log "run: some checks failed or the run is incomplete (run.sh exit 1); see $dir/run/matrix.md" ;;
-*) log "run.sh exited $run_rc: a usage error, or a run that cannot be judged"; exit "$run_rc" ;;
+*) die "run.sh exited $run_rc (a usage error)" ;;
 esac
 [ -s "$new" ] || die "the run left no $new"
 [ -s "$dir/run/junit.xml" ] || die "the run left no $dir/run/junit.xml"

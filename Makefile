@@ -49,9 +49,14 @@ conformance:
 
 # Listing needs no GPU: the spec tree is built on the fake two-GPU preset, so
 # per-pair specs appear for the pairs 0-1 and 1-0 (set P2PCONF_FAKE to see another).
+# Specs are grouped by their suite label, each group under a "== <suite> (N specs)"
+# line and sorted by text: Ginkgo shuffles top-level containers, so its own
+# order changes from run to run.
 list:
 	@set -o pipefail; P2PCONF_BACKEND=fake P2PCONF_FAKE=$${P2PCONF_FAKE:-h200x2} $(GINKGO) --dry-run -v --no-color ./suites/... \
-		| grep -E '\[id:' | sort -u
+		| grep -E '\[id:' | sed -E 's/^(.*[[ ]suite:([a-z0-9-]+)[],].*)$$/\2\t\1/' | sort -u -t "$$(printf '\t')" -k1,1 -k2 \
+		| awk -F '\t' '{ n[$$1]++; line[$$1, n[$$1]] = $$2; if (!($$1 in seen)) { seen[$$1] = 1; order[++k] = $$1 } } \
+			END { for (i = 1; i <= k; i++) { s = order[i]; if (i > 1) print ""; printf "== %s (%d specs)\n", s, n[s]; for (j = 1; j <= n[s]; j++) print line[s, j] } }'
 
 mutation:
 	$(GO) run ./cmd/mutation

@@ -11,7 +11,10 @@
 #
 #   --out DIR     where the tarball goes (default dist/out, or $DIST_OUT)
 #   --version V   version stamped into every binary and the file name
-#                 (default $VERSION, else `git describe`, else 0.0.0-dev)
+#                 (default $VERSION, else `git describe --tags --always
+#                 --dirty`: v0.1.0 at that tag, v0.1.0-3-g1a2b3c4 three
+#                 commits after it, the short commit before the first tag,
+#                 -dirty with uncommitted changes; else 0.0.0-dev)
 #   PACKAGE...    suite packages to include (default ./suites/...; only
 #                 packages with test files become suite binaries)
 #
@@ -26,6 +29,8 @@
 #                          testdata/ beside it (binaries run there, as
 #                          go test runs them)
 #   suites.txt             "<folder> <binary>" per suite, in run order
+#   deploy/                Slurm batch script, Kubernetes manifests, the CI
+#                          gate (deploy/ci/gate.sh) and their README.md files
 #   VERSION, README.md (reports/README.md), LICENSE, .p2pconf-root
 set -euo pipefail
 
@@ -94,6 +99,9 @@ done < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}
 install -m 0755 dist/run.sh "$stage/run.sh"
 install -m 0755 dist/sanitize.sh "$stage/sanitize.sh"
 install -m 0644 dist/sanitize-allow.txt "$stage/sanitize-allow.txt"
+# The fleet and CI scripts (Slurm, Kubernetes, CI gate), so a node or a CI
+# runner with only the tarball has them; their Go tests stay behind.
+(cd "$root" && find deploy -type f ! -name '*_test.go' -print0 | xargs -0 cp --parents -t "$stage")
 cp reports/README.md "$stage/README.md"
 cp LICENSE "$stage/LICENSE"
 echo "$version $commit" >"$stage/VERSION"

@@ -19,6 +19,8 @@
 #
 #   P2PCONF_PAIRS=0-1 ./run.sh --suites access --label-filter 'id:access.peer-copy && pair:0-1'
 #
+# Every selected suite runs, whatever an earlier one did.
+#
 # Exit status: 0 when every suite passed, 1 otherwise, 2 on a usage error.
 set -uo pipefail
 

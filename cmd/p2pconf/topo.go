@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
@@ -41,7 +43,7 @@ func cmdTopo(args []string, stdout, stderr io.Writer) error {
 	}
 	sys, closeFn, err := openMachine()
 	if err != nil {
-		return fmt.Errorf("opening the machine: %w", err)
+		return openError(err, os.Args[0])
 	}
 	if closeFn != nil {
 		defer closeFn()
@@ -70,4 +72,27 @@ func cmdTopo(args []string, stdout, stderr io.Writer) error {
 		return exitError(1)
 	}
 	return nil
+}
+
+// suitesHint starts the hint machine.OpenBackend appends when the driver
+// cannot be opened; it tells how to run the suites on the fake backend with
+// `go tool ginkgo`, which a node with only the dist tarball does not have.
+const suitesHint = "\nThe suite needs the NVIDIA driver"
+
+// openError explains a machine that could not be opened. When the driver
+// was missing it replaces the suites' hint with one that runs topo itself,
+// the way it was started (argv0), on the fake backend.
+func openError(err error, argv0 string) error {
+	msg := err.Error()
+	i := strings.Index(msg, suitesHint)
+	if i < 0 {
+		return fmt.Errorf("opening the machine: %w", err)
+	}
+	self := argv0
+	if strings.Contains(argv0, "/go-build") {
+		self = "go run ./cmd/p2pconf" // go run builds into a temporary go-build folder
+	}
+	return fmt.Errorf("opening the machine: %s\n"+
+		"p2pconf topo needs the NVIDIA driver on this machine. To see what it shows without a GPU, on the in-memory backend:\n"+
+		"  %s=fake %s=%s %s topo", msg[:i], machine.EnvBackend, machine.EnvFakePreset, machine.EnvDefaultPreset, self)
 }

@@ -37,6 +37,7 @@ const (
 type manifests struct {
 	jobs map[string]*batchv1.Job
 	pvcs map[string]*corev1.PersistentVolumeClaim
+	pods map[string]*corev1.Pod
 }
 
 // decode reads one or more YAML documents into the API types, refusing
@@ -64,8 +65,14 @@ func decode(t *testing.T, name string, data []byte, into *manifests) {
 				t.Fatalf("%s document %d (PersistentVolumeClaim): %v", name, i, err)
 			}
 			into.pvcs[c.Name] = &c
+		case "v1 Pod":
+			var p corev1.Pod
+			if err := yaml.UnmarshalStrict([]byte(doc), &p); err != nil {
+				t.Fatalf("%s document %d (Pod): %v", name, i, err)
+			}
+			into.pods[p.Name] = &p
 		default:
-			t.Fatalf("%s document %d: unexpected %q %q (the test knows Job and PersistentVolumeClaim)", name, i, tm.APIVersion, tm.Kind)
+			t.Fatalf("%s document %d: unexpected %q %q (the test knows Job, PersistentVolumeClaim and Pod)", name, i, tm.APIVersion, tm.Kind)
 		}
 	}
 }
@@ -74,7 +81,7 @@ func decode(t *testing.T, name string, data []byte, into *manifests) {
 // when render is given.
 func load(t *testing.T, render func(file string) []byte) manifests {
 	t.Helper()
-	m := manifests{jobs: map[string]*batchv1.Job{}, pvcs: map[string]*corev1.PersistentVolumeClaim{}}
+	m := manifests{jobs: map[string]*batchv1.Job{}, pvcs: map[string]*corev1.PersistentVolumeClaim{}, pods: map[string]*corev1.Pod{}}
 	files, _ := filepath.Glob("*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no manifests (*.yaml) in deploy/kubernetes")
@@ -103,6 +110,7 @@ func TestManifests(t *testing.T) {
 	m := load(t, nil)
 	checkNodeJob(t, m, m.jobs["p2pconf-nodes"], 2, 8)
 	checkMergeJob(t, m, m.jobs["p2pconf-merge"], m.jobs["p2pconf-nodes"])
+	checkFetchPod(t, m, m.pods["p2pconf-fetch"], m.jobs["p2pconf-merge"])
 	for name, c := range m.pvcs {
 		if !slices.Contains(c.Spec.AccessModes, corev1.ReadWriteMany) {
 			t.Errorf("PersistentVolumeClaim %s: access modes %v; pods on every GPU node mount it at once, so it needs ReadWriteMany", name, c.Spec.AccessModes)
@@ -116,7 +124,7 @@ func TestRender(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash")
 	}
-	env := append(os.Environ(), "P2PCONF_IMAGE=registry.example.org/gpu/p2pconf:v0.3.0", "P2PCONF_RUN=20260301T100000Z",
+	env := append(os.Environ(), "P2PCONF_IMAGE=registry.example.org/gpu/p2pconf:v0.1.0", "P2PCONF_RUN=20260301T100000Z",
 		"P2PCONF_NODES=5", "P2PCONF_GPUS_PER_NODE=4", "BASELINE=/reports/20260201T100000Z/fleet")
 	m := load(t, func(file string) []byte {
 		cmd := exec.Command("bash", "render.sh", file)
@@ -134,7 +142,7 @@ func TestRender(t *testing.T) {
 	checkMergeJob(t, m, merge, nodes)
 	for _, j := range []*batchv1.Job{nodes, merge} {
 		c := j.Spec.Template.Spec.Containers[0]
-		if c.Image != "registry.example.org/gpu/p2pconf:v0.3.0" {
+		if c.Image != "registry.example.org/gpu/p2pconf:v0.1.0" {
 			t.Errorf("Job %s: image %q after render.sh", j.Name, c.Image)
 		}
 		if v := envValue(c, "P2PCONF_RUN"); v != "20260301T100000Z" {
@@ -390,6 +398,49 @@ func checkMergeJob(t *testing.T, m manifests, j, nodes *batchv1.Job) {
 		t.Errorf("merge Job: image %q, node Job %q; both come from one Containerfile", c.Image, nc.Image)
 	}
 	checkMounts(t, m, "merge Job", p, c)
+}
+
+// checkFetchPod: the pod the README copies the fleet view off with kubectl
+// cp mounts the merge Job's claim at the same path, read-only, holds no GPU
+// and ends by itself.
+func checkFetchPod(t *testing.T, m manifests, p *corev1.Pod, merge *batchv1.Job) {
+	t.Helper()
+	if p == nil {
+		t.Fatal("no Pod p2pconf-fetch (fetch-pod.yaml) to copy the fleet view off the volume")
+	}
+	checkPodSecurity(t, "fetch Pod", p.Spec)
+	if p.Spec.ActiveDeadlineSeconds == nil || *p.Spec.ActiveDeadlineSeconds <= 0 {
+		t.Error("fetch Pod: no activeDeadlineSeconds; a forgotten pod would hold its node's slot for ever")
+	}
+	if len(p.Spec.Containers) != 1 {
+		t.Fatalf("fetch Pod: %d containers, want one", len(p.Spec.Containers))
+	}
+	c := p.Spec.Containers[0]
+	if c.Image != merge.Spec.Template.Spec.Containers[0].Image {
+		t.Errorf("fetch Pod: image %q, merge Job %q; one image, rendered alike", c.Image, merge.Spec.Template.Spec.Containers[0].Image)
+	}
+	for _, list := range []corev1.ResourceList{c.Resources.Requests, c.Resources.Limits} {
+		if _, ok := list[gpuResource]; ok {
+			t.Errorf("fetch Pod: asks for %s", gpuResource)
+		}
+	}
+	var claim string
+	for _, vm := range c.VolumeMounts {
+		for _, v := range p.Spec.Volumes {
+			if vm.MountPath == reportsPath && v.Name == vm.Name && v.PersistentVolumeClaim != nil && vm.ReadOnly {
+				claim = v.PersistentVolumeClaim.ClaimName
+			}
+		}
+	}
+	var mergeClaim string
+	for _, v := range merge.Spec.Template.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			mergeClaim = v.PersistentVolumeClaim.ClaimName
+		}
+	}
+	if claim == "" || claim != mergeClaim || m.pvcs[claim] == nil {
+		t.Errorf("fetch Pod: %s is a read-only mount of claim %q, want the merge Job's %q from pvc.yaml", reportsPath, claim, mergeClaim)
+	}
 }
 
 // TestContainerfile checks what the manifests rely on: the bundle at

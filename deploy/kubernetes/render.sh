@@ -7,6 +7,7 @@
 #
 #   deploy/kubernetes/render.sh job.yaml | kubectl apply -f -
 #   deploy/kubernetes/render.sh merge-job.yaml | kubectl apply -f -
+#   deploy/kubernetes/render.sh fetch-pod.yaml | kubectl apply -f -
 #
 # Parameters (environment):
 #   P2PCONF_IMAGE          the image built from Containerfile (required)

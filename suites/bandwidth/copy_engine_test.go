@@ -11,7 +11,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness"
 )
 
-var _ = Describe("Copy engines", func() {
+var _ = Describe("bandwidth: copy engines", func() {
 	h := harness.New()
 
 	for _, p := range harness.Pairs() {

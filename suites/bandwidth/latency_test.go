@@ -11,7 +11,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness"
 )
 
-var _ = Describe("Latency probes", func() {
+var _ = Describe("bandwidth: latency probes", func() {
 	h := harness.New()
 
 	for _, p := range harness.Pairs() {

@@ -11,7 +11,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness"
 )
 
-var _ = Describe("A bandwidth kernel", func() {
+var _ = Describe("bandwidth: a kernel", func() {
 	h := harness.New()
 
 	for _, p := range harness.Pairs() {

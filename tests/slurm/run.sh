@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The p2pconf Authors
 #
-# tests/slurm/run.sh runs deploy/slurm/ on a real Slurm cluster of three
-# simulated nodes on this machine, with the fake backend, and checks the
-# merged fleet view. No GPU is needed.
+# tests/slurm/run.sh runs deploy/slurm/, as the dist tarball ships it, on a
+# real Slurm cluster of three simulated nodes on this machine, with the fake
+# backend, and checks the merged fleet view. No GPU is needed.
 #
 #   tests/slurm/run.sh
 #
 # It installs Slurm and munge from Debian's packages when they are missing
-# (apt-get; needs root), builds a dist bundle of the access suite (or takes
+# (apt-get --no-install-recommends, one line per package saying why; needs
+# root), builds a dist bundle of the access suite (or takes
 # P2PCONF_DIST_TARBALL), then, in a network namespace of its own where only
 # loopback exists (unshare -n; without it, on 127.0.0.1 and ports 16817-16823),
 # starts munged, slurmctld and three slurmd (NodeName sim1..sim3, one
@@ -51,10 +52,24 @@ install_prerequisites() {
 		command -v "$c" >/dev/null || missing+=("$c")
 	done
 	[ ${#missing[@]} -eq 0 ] && return
-	log "installing Slurm and munge (missing: ${missing[*]})"
-	[ "$(id -u)" -eq 0 ] || { log "needs root to install slurmd slurmctld slurm-client munge iproute2"; exit 2; }
-	if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		slurmd slurmctld slurm-client munge iproute2; } >"$1/apt.log" 2>&1; then
+	# Each package with the reason it is needed; recommended packages stay
+	# out (Debian's slurmd recommends would pull ROCm and HDF5 dev packages).
+	local pkgs=(
+		"slurmctld:the controller the batch script is submitted to"
+		"slurmd:the three simulated nodes"
+		"slurm-client:sbatch, srun, squeue, scontrol, sinfo and scancel"
+		"munge:the authentication Slurm's daemons and commands use (munged, mungekey)"
+		"iproute2:ip, to bring up loopback in the test's network namespace"
+	)
+	local p names=()
+	log "missing: ${missing[*]}"
+	[ "$(id -u)" -eq 0 ] || { log "needs root to install ${pkgs[*]%%:*}"; exit 2; }
+	for p in "${pkgs[@]}"; do
+		log "installing ${p%%:*} (--no-install-recommends): ${p#*:}"
+		names+=("${p%%:*}")
+	done
+	if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"${names[@]}"; } >"$1/apt.log" 2>&1; then
 		tail -n 30 "$1/apt.log" >&2
 		log "apt-get could not install Slurm and munge"
 		exit 2
@@ -78,6 +93,8 @@ if [ "${1:-}" != --cluster ]; then
 	mkdir -p "$work/shared"
 	tar -xzf "$tarball" -C "$work/shared" || { log "cannot unpack $tarball"; exit 2; }
 	mv "$work"/shared/p2pconf-*-linux-amd64 "$work/shared/bundle"
+	[ -x "$work/shared/bundle/deploy/slurm/submit.sh" ] && [ -f "$work/shared/bundle/deploy/slurm/p2pconf.sbatch" ] ||
+		{ log "$tarball holds no deploy/slurm/ (built before dist/build.sh shipped it?)"; exit 2; }
 	cp "$tarball" "$work/shared/bundle.tar.gz"
 	# The cluster phase runs in the background so that a SIGTERM or SIGINT
 	# sent to this script (a CI timeout, ^C) reaches it: bash runs no trap
@@ -235,6 +252,9 @@ log "cluster up: $(sinfo -h -N -o '%N:%t' | sort -u | tr '\n' ' ')"
 # ---- the fleet runs ----
 
 shared=$work/shared
+# The scripts as the tarball ships them, as a cluster without a checkout
+# runs them.
+slurm_dir=$shared/bundle/deploy/slurm
 export P2PCONF_BUNDLE=$shared/bundle
 export P2PCONF_REPORTS=$shared/reports
 export P2PCONF_BACKEND=fake P2PCONF_FAKE=h200x2 P2PCONF_PAIRS=0-1,1-0
@@ -298,7 +318,7 @@ hasnt() { ! grep -Fq -- "$2" "$1"; }
 # Run 1: the baseline, one job (nodes, then the merge in its batch step).
 export P2PCONF_RUN=baseline P2PCONF_EXPECT_HOSTS=3
 log "run 1 (baseline): sbatch -N 3 p2pconf.sbatch"
-base_job=$(sbatch --parsable -N 3 "$root/deploy/slurm/p2pconf.sbatch")
+base_job=$(sbatch --parsable -N 3 "$slurm_dir/p2pconf.sbatch")
 jobs_submitted+=("$base_job")
 wait_jobs "$base_job"
 out=$shared/p2pconf-$base_job.out
@@ -320,7 +340,7 @@ export BASELINE=$P2PCONF_REPORTS/baseline/fleet
 echo "sim2 P2PCONF_FAKE_DEFECTS=peer-store-dropped" >"$shared/node.env"
 export P2PCONF_NODE_ENV=$shared/node.env
 log "run 2 (defect on sim2): deploy/slurm/submit.sh -N 3"
-read -r run run_job merge_job < <("$root/deploy/slurm/submit.sh" -N 3)
+read -r run run_job merge_job < <("$slurm_dir/submit.sh" -N 3)
 jobs_submitted+=("$run_job" "$merge_job")
 expect "submit.sh names the run" test "$run" = defect
 expect "the merge job depends on the run job (afterany)" test "$(job_field "$merge_job" Dependency)" = "afterany:${run_job}(unfulfilled)"
@@ -359,7 +379,7 @@ expect "the unpacked bundles were removed" test -z "$(ls -A "$TMPDIR")"
 log "merge mode outside Slurm, expecting 4 hosts of 3"
 set +e
 P2PCONF_BUNDLE=$shared/bundle P2PCONF_TARBALL='' P2PCONF_FLEET=$work/k8s-fleet P2PCONF_EXPECT_HOSTS=4 BASELINE='' \
-	bash "$root/deploy/slurm/p2pconf.sbatch" merge >"$work/merge-only.out" 2>&1
+	bash "$slurm_dir/p2pconf.sbatch" merge >"$work/merge-only.out" 2>&1
 rc=$?
 set -e
 expect "merge mode exits 1 when a host is missing (got $rc)" test $rc -eq 1

@@ -7,7 +7,7 @@
 # make mutation     inject each fake driver defect and show which specs catch it
 # make dist         tarball of precompiled suites for GPU nodes without Go
 # make sanitize     the suites under compute-sanitizer on this machine's GPUs
-# make check        gofmt, go vet, golangci-lint and go mod tidy -diff
+# make check        golangci-lint (make lint), gofmt, go vet and go mod tidy -diff
 # make docs         regenerate docs/checks.md from the check catalogue
 
 SHELL := /bin/bash
@@ -23,7 +23,7 @@ REPORTS := reports/$(RUN)
 CONFORMANCE_FLAGS ?= --fail-on-pending --fail-on-empty --keep-going --trace --poll-progress-after=60s --timeout=2h
 LABEL_FILTER ?=
 
-.PHONY: test unit fake-suites slurm conformance list mutation dist sanitize check docs
+.PHONY: test unit fake-suites slurm conformance list mutation dist sanitize check lint docs
 
 test: check unit fake-suites slurm
 
@@ -75,10 +75,26 @@ sanitize:
 	tar -xzf $(SANITIZE_DIR)/p2pconf-sanitize-linux-amd64.tar.gz -C $(SANITIZE_DIR)
 	$(SANITIZE_DIR)/p2pconf-sanitize-linux-amd64/sanitize.sh
 
-check:
+check: lint
 	@out=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) mod tidy -diff
+
+# golangci-lint, pinned, built from the Go module proxy into .tools/ on first
+# use (settings in .golangci.yml: depguard keeps specs behind the fixture and
+# the command free of Ginkgo; errcheck, staticcheck, revive's exported-doc
+# rule, unparam).
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(CURDIR)/.tools/golangci-lint-$(GOLANGCI_LINT_VERSION)
+$(GOLANGCI_LINT):
+	@echo "installing golangci-lint $(GOLANGCI_LINT_VERSION) into .tools/ (the linter make check runs)"
+	@mkdir -p $(CURDIR)/.tools/bin
+	GOBIN=$(CURDIR)/.tools/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(CURDIR)/.tools/bin/golangci-lint $@
+
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
 
 # The catalogue document is generated from harness/checks; a test in that
 # package fails when the committed file is stale.

@@ -8,7 +8,7 @@ import "runtime/debug"
 // Version and Commit identify the build. dist/build.sh stamps them into the
 // p2pconf binary and every suite binary:
 //
-//	-ldflags "-X github.com/p2pconf/p2pconf/harness/report.Version=v0.3.0
+//	-ldflags "-X github.com/p2pconf/p2pconf/harness/report.Version=v0.1.0
 //	          -X github.com/p2pconf/p2pconf/harness/report.Commit=<sha>"
 var (
 	Version = ""

@@ -26,6 +26,8 @@ func module(name string) string {
 
 // define registers a kernel of an embedded module and returns it. Each
 // descriptor file calls it once per entry, in a package-level var.
+//
+//nolint:unparam // each kernel states its own minimum, whatever the kernels need today
 func define(moduleFile, entry string, minSM int, sim SimFunc, params ...Param) *Kernel {
 	k := &Kernel{Entry: entry, Module: moduleFile, PTX: module(moduleFile), Params: params, MinSM: minSM, Sim: sim}
 	if _, dup := registry[k.String()]; dup {

@@ -41,11 +41,12 @@ type hostParty struct {
 	private         uint32       // target of the read-modify-write that stands in for a fence
 }
 
-// run plays every iteration of the launch; the status it returns is also in
-// its control record (0 when it completed).
-func (h *hostParty) run() uint32 {
+// run plays every iteration of the launch. How it ended is in its control
+// record (status 0 when it completed), where the runner reads every party's.
+func (h *hostParty) run() {
 	if !h.wait(func() bool { return atomic.LoadUint32(h.mem.word(h.a.ctl)) != 0 }, nil) {
-		return h.fail(statusGate, 0)
+		h.fail(statusGate, 0)
+		return
 	}
 	n := h.a.n
 	for k := uint32(0); k < h.a.iters; k++ {
@@ -57,10 +58,9 @@ func (h *hostParty) run() uint32 {
 			}
 		}
 		if st := h.barrier(k); st != statusOK {
-			return st
+			return
 		}
 	}
-	return statusOK
 }
 
 func (h *hostParty) mine() uint64 { return h.a.ctl + ctlStride*uint64(1+h.a.party) }

@@ -55,7 +55,7 @@ func TestMatrixHTMLInBrowser(t *testing.T) {
 	if browser == "" {
 		t.Skip("needs chromium (found: none on PATH)")
 	}
-	dir, _ := writeFixtureRun(t, "testdata/fake8")
+	dir := writeFixtureRun(t, "testdata/fake8")
 	out := artifactDir(t)
 	page := filepath.Join(out, MatrixHTMLFile)
 	if err := os.WriteFile(page, []byte(readFile(t, filepath.Join(dir, MatrixHTMLFile))), 0o644); err != nil {

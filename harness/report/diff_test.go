@@ -10,7 +10,7 @@ import (
 
 func loadRun(t *testing.T, fixture string) []Document {
 	t.Helper()
-	dir, _ := writeFixtureRun(t, fixture)
+	dir := writeFixtureRun(t, fixture)
 	docs, err := LoadInput(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ func TestDisagreementHTMLFolds(t *testing.T) {
 		}
 	}
 
-	dir, _ := writeFixtureRun(t, "testdata/fake8")
+	dir := writeFixtureRun(t, "testdata/fake8")
 	for _, f := range []string{MatrixMDFile, MatrixHTMLFile} {
 		text := readFile(t, filepath.Join(dir, f))
 		if n := strings.Count(text, "Cells: ✓ pass, ✗ fail"); n != 1 {

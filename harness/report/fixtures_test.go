@@ -102,7 +102,7 @@ func suiteReport(name, labelFilter string, specs []spec) types.Report {
 		if sr.State.Is(types.SpecStateFailureStates) {
 			r.SuiteSucceeded = false
 		}
-		if !(sr.State == types.SpecStateSkipped && s.msg == "") {
+		if sr.State != types.SpecStateSkipped || s.msg != "" {
 			r.PreRunStats.SpecsThatWillRun++
 		}
 		r.SpecReports = append(r.SpecReports, sr)

@@ -74,7 +74,7 @@ func own(t *testing.T, r types.Report) SuiteReport {
 
 // writeFixtureRun writes every suite of a recorded run into a fresh run
 // folder with WriteRun, as the suite binaries would one after the other.
-func writeFixtureRun(t *testing.T, fixture string) (string, System) {
+func writeFixtureRun(t *testing.T, fixture string) string {
 	t.Helper()
 	sys, names, reps := loadFixture(t, fixture)
 	dir := filepath.Join(t.TempDir(), "run")
@@ -83,7 +83,7 @@ func writeFixtureRun(t *testing.T, fixture string) (string, System) {
 			t.Fatal(err)
 		}
 	}
-	return dir, sys
+	return dir
 }
 
 // artifactDir is where tests leave files worth looking at: P2PCONF_ARTIFACTS

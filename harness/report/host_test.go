@@ -41,7 +41,7 @@ func TestFillHostDefaultsHostOverride(t *testing.T) {
 // host appears.
 func TestWriteRunRecordsHostOverride(t *testing.T) {
 	t.Setenv(EnvHost, "sim2")
-	dir, _ := writeFixtureRun(t, "testdata/fake2")
+	dir := writeFixtureRun(t, "testdata/fake2")
 	docs, err := LoadInput(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -128,7 +128,7 @@ func TestConvertSuiteNodeFailureAndInterrupt(t *testing.T) {
 // TestConformanceJSONSchema reads conformance.json as plain JSON, the way
 // other tools will, and checks the documented layout.
 func TestConformanceJSONSchema(t *testing.T) {
-	dir, _ := writeFixtureRun(t, "testdata/fake2")
+	dir := writeFixtureRun(t, "testdata/fake2")
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, ConformanceFile))), &doc); err != nil {
 		t.Fatal(err)
@@ -254,7 +254,7 @@ func TestRunFolderFilesAndProgressiveMerge(t *testing.T) {
 }
 
 func TestJUnitShape(t *testing.T) {
-	dir, _ := writeFixtureRun(t, "testdata/fake2")
+	dir := writeFixtureRun(t, "testdata/fake2")
 	var suites reporters.JUnitTestSuites
 	written := readFile(t, filepath.Join(dir, JUnitFile))
 	if err := xml.Unmarshal([]byte(written), &suites); err != nil {
@@ -331,7 +331,7 @@ func TestJUnitShape(t *testing.T) {
 }
 
 func TestMatrixMarkdown(t *testing.T) {
-	dir, _ := writeFixtureRun(t, "testdata/fake2")
+	dir := writeFixtureRun(t, "testdata/fake2")
 	md := readFile(t, filepath.Join(dir, MatrixMDFile))
 	checkGolden(t, "fake2.matrix.md", md)
 	for _, want := range []string{
@@ -362,7 +362,7 @@ func TestMatrixMarkdown(t *testing.T) {
 }
 
 func TestMatrixDisagreementsFirst(t *testing.T) {
-	dir, _ := writeFixtureRun(t, "testdata/fake8")
+	dir := writeFixtureRun(t, "testdata/fake8")
 	md := readFile(t, filepath.Join(dir, MatrixMDFile))
 	dis := md[strings.Index(md, "## Disagreements"):strings.Index(md, "## Claimed vs observed")]
 	for _, want := range []string{
@@ -385,7 +385,7 @@ func TestMatrixDisagreementsFirst(t *testing.T) {
 }
 
 func TestMatrixHTMLSelfContained(t *testing.T) {
-	dir, _ := writeFixtureRun(t, "testdata/fake8")
+	dir := writeFixtureRun(t, "testdata/fake8")
 	page := readFile(t, filepath.Join(dir, MatrixHTMLFile))
 	for _, banned := range []string{"<script", "http://", "https://", "<link", "@import", "src="} {
 		if strings.Contains(page, banned) {
@@ -515,8 +515,8 @@ func TestProgressLine(t *testing.T) {
 }
 
 func TestFleetView(t *testing.T) {
-	a, _ := writeFixtureRun(t, "testdata/fake2")
-	b, _ := writeFixtureRun(t, "testdata/fake8")
+	a := writeFixtureRun(t, "testdata/fake2")
+	b := writeFixtureRun(t, "testdata/fake8")
 	var docs []Document
 	for _, d := range []string{a, b} {
 		ds, err := LoadInput(d)

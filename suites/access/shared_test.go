@@ -88,6 +88,8 @@ func fillPattern(ctx context.Context, h *harness.Harness, g harness.GPU, p harne
 // remoteRoundTrip has a kernel on p.A read n words of p.B's memory (into
 // A's memory) and write n other words into p.B's memory, and checks both
 // word by word. Peer access p must be enabled.
+//
+//nolint:unparam // the probe size is the caller's
 func remoteRoundTrip(ctx context.Context, h *harness.Harness, p harness.Pair, buf harness.DevicePtr, n int, seed uint32, what string) {
 	GinkgoHelper()
 	want := fillPattern(ctx, h, p.B, buf, n, seed, fmt.Sprintf("fill %s's buffer on %s", what, p.B))

@@ -16,5 +16,6 @@ import (
 // those of its own shape only; the report marks just those "power shown".
 func PowerTo(confCheck string, specs []string, r PowerResult, detail string) {
 	ginkgo.AddReportEntry(report.EntryName, report.Entry{Kind: report.KindPower, Name: confCheck,
-		Value: report.PowerValue{Observed: r.Observed, Hits: uint64(max(r.Hits, 0)), Trials: uint64(max(r.Trials, 0)), For: specs}, Detail: detail})
+		Value: report.PowerValue{Observed: r.Observed, Hits: uint64(max(r.Hits, 0)), Trials: uint64(max(r.Trials, 0)), For: specs}, Detail: detail},
+		ginkgo.ReportEntryVisibilityFailureOrVerbose)
 }

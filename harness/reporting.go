@@ -25,6 +25,8 @@ func registerReporting(suite string, m *Machine) {
 	ReportBeforeSuite(func(r Report) {
 		if !r.SuiteConfig.DryRun { // a listing runs nothing to report progress on
 			progress = report.NewProgress(os.Stderr, suite, r.PreRunStats.SpecsThatWillRun)
+			_, rc := GinkgoConfiguration()
+			progress.AfterDots = !rc.Verbose && !rc.VeryVerbose
 		}
 	})
 	ReportAfterEach(func(sr SpecReport) {

@@ -3,6 +3,8 @@
 
 package report
 
+import "fmt"
+
 // EntryName is the name of every Ginkgo report entry p2pconf attaches to a
 // spec (AddReportEntry(EntryName, Entry{...})). The spec's check ID, GPU and
 // pair come from its labels (id:, gpu:, pair:), not from the entry.
@@ -28,6 +30,24 @@ type Entry struct {
 	Unit  string `json:"unit,omitempty"`
 	// Detail explains the value to someone who was not there.
 	Detail string `json:"detail,omitempty"`
+}
+
+// String is how the console shows an observation (Ginkgo prints entries of
+// failed specs, and of every spec with -v): "cuda cuDeviceCanAccessPeer = 1
+// (GPU0→GPU1)", "instances = 4.2e+07 instances (MP rel.sys/acq.sys ...)".
+func (e Entry) String() string {
+	s := e.Name
+	if e.Source != "" {
+		s = e.Source + " " + s
+	}
+	s += fmt.Sprintf(" = %v", e.Value)
+	if e.Unit != "" {
+		s += " " + e.Unit
+	}
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
+	}
+	return s
 }
 
 // System is what the harness knows about the machine before any spec runs.

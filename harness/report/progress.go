@@ -25,6 +25,11 @@ import (
 // Specs that were not selected (label filter) print nothing and are not
 // counted. Under ginkgo -p each process counts its own specs.
 type Progress struct {
+	// AfterDots starts every line on a line of its own: Ginkgo's default
+	// and succinct output print a dot per spec without ending the line, so
+	// a progress line would otherwise run on after the dots.
+	AfterDots bool
+
 	mu    sync.Mutex
 	w     io.Writer
 	suite string
@@ -48,6 +53,9 @@ func (p *Progress) Spec(sr SpecReport) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
+	if p.AfterDots {
+		fmt.Fprintln(p.w)
+	}
 	fmt.Fprintln(p.w, ProgressLine(p.suite, p.n, p.total, sr))
 }
 

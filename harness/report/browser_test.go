@@ -6,10 +6,12 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -115,4 +117,66 @@ func gridRows(dom, name string) int {
 		table = table[:end]
 	}
 	return strings.Count(table, `class="gpu-row"`)
+}
+
+// foldProbe, appended to a copy of matrix.html, measures in the browser
+// what a reader sees of each disagreement before opening it: how many text
+// lines its summary takes, and whether anything beyond the summary shows.
+const foldProbe = `<script>
+const out = [];
+for (const d of document.querySelectorAll("li.dis-item > details")) {
+  const s = d.querySelector("summary");
+  const lh = parseFloat(getComputedStyle(s).lineHeight) || 1.2 * parseFloat(getComputedStyle(s).fontSize);
+  out.push(Math.round(s.getBoundingClientRect().height / lh) + ":" + (d.open ? "open" : "closed") + ":" +
+    Math.round(d.getBoundingClientRect().height - s.getBoundingClientRect().height));
+}
+document.body.setAttribute("data-fold", out.join(" "));
+</script>`
+
+// TestDisagreementsFoldedInBrowser opens the matrix of a failing run (the
+// modelled H200 atomics disagreement on both pairs) in headless Chromium,
+// takes a screenshot, and measures each disagreement as the browser laid it
+// out: closed, its summary at most two lines at 1400 px, nothing of its
+// details showing until it is opened.
+func TestDisagreementsFoldedInBrowser(t *testing.T) {
+	browser := findBrowser()
+	if browser == "" {
+		t.Skip("needs chromium (found: none on PATH)")
+	}
+	out := artifactDir(t)
+	page := filepath.Join(out, MatrixHTMLFile)
+	html := HTML(capabilityReportDoc())
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(out, "disagreements.png")
+	headless(t, browser, page, "--screenshot="+shot, "--window-size=1400,900", "--hide-scrollbars")
+	if _, err := os.Stat(shot); err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	t.Logf("screenshot: %s", shot)
+
+	probe := filepath.Join(out, "probe.html")
+	if err := os.WriteFile(probe, []byte(strings.Replace(html, "</body>", foldProbe+"</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(headless(t, browser, probe, "--window-size=1400,900", "--dump-dom"))
+	m := regexp.MustCompile(`data-fold="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the probe left no measurement in the DOM")
+	}
+	items := strings.Fields(m[1])
+	if len(items) != 2 {
+		t.Fatalf("%d disagreements measured, want 2 (%q)", len(items), m[1])
+	}
+	for i, it := range items {
+		var lines, hidden int
+		var state string
+		if _, err := fmt.Sscanf(strings.ReplaceAll(it, ":", " "), "%d %s %d", &lines, &state, &hidden); err != nil {
+			t.Fatalf("measurement %q: %v", it, err)
+		}
+		if lines < 1 || lines > 2 || state != "closed" || hidden > 2 {
+			t.Errorf("disagreement %d: summary %d lines, %s, %d px of details showing; want 1-2 lines, closed, none", i+1, lines, state, hidden)
+		}
+	}
 }

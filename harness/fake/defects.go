@@ -53,6 +53,12 @@ const (
 	dVMMGranularityLax
 	dFreeLeaks
 	dSlowPeerCopy
+	dPeerEnableMissesEarlier
+	dAtomicsU64LoseUpdates
+	dPeerCopyOneWayDropped
+	dIPCImportWritesDropped
+	dVMMPeerWritesDropped
+	dEventRecordsWrongStream
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -119,6 +125,20 @@ var defectTable = []struct {
 		"cuMemFree succeeds but the memory stays allocated, so free memory never returns to its baseline"}},
 	{dSlowPeerCopy, DefectInfo{Name: "slow-peer-copy", Suite: "bandwidth", Preset: "h200x2",
 		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) and kernels' accesses to a peer GPU's memory run at 50 MB/s (the stream stalls after the work until bytes/rate has passed since it began), so event-timed peer bandwidth drops far below a clean run's; caught only against that run's baseline"}},
+
+	// Defects modelled on driver bugs users have reported.
+	{dPeerEnableMissesEarlier, DefectInfo{Name: "peer-enable-misses-earlier-allocs", Suite: "access", Preset: "h200x2",
+		Description: "cuCtxEnablePeerAccess maps only the peer's allocations made after the enable: a kernel touching an older cuMemAlloc allocation of the peer faults with ILLEGAL_ADDRESS"}},
+	{dAtomicsU64LoseUpdates, DefectInfo{Name: "atomics-u64-lose-updates", Suite: "atomics", Preset: "h200x2",
+		Description: "every 16th 64-bit atomic read-modify-write by one GPU on another GPU's memory is lost; 32-bit atomics are exact"}},
+	{dPeerCopyOneWayDropped, DefectInfo{Name: "peer-copy-one-way-dropped", Suite: "access", Preset: "h200x2",
+		Description: "copies from GPU1's memory into GPU0's memory complete without writing anything; the other direction and kernels' peer loads and stores work"}},
+	{dIPCImportWritesDropped, DefectInfo{Name: "ipc-import-writes-dropped", Suite: "ipc", Preset: "h200x2",
+		Description: "kernel stores through a cuIpcOpenMemHandle mapping are silently dropped, while loads through it read the exporter's data"}},
+	{dVMMPeerWritesDropped, DefectInfo{Name: "vmm-peer-writes-dropped", Suite: "vmm", Preset: "h200x2",
+		Description: "GPU1's kernel stores into a VMM mapping of GPU0's memory are silently dropped although cuMemSetAccess granted PROT_READWRITE; loads, and stores from GPU0 into GPU1's memory, work"}},
+	{dEventRecordsWrongStream, DefectInfo{Name: "event-records-wrong-stream", Suite: "ordering", Preset: "h200x2",
+		Description: "cuEventRecord records the event on the GPU's oldest stream instead of the given one, so the event completes with that stream's work, not the work queued before it"}},
 }
 
 // Defects lists every injectable defect.

@@ -4,7 +4,7 @@
 # make test         unit tests, every suite on the fake backend, and a Slurm fleet run (no GPU needed)
 # make conformance  every suite on this machine's GPUs; reports in reports/<run>/
 # make list         every spec with its labels (no GPU needed)
-# make mutation     inject each fake driver defect and show which specs catch it
+# make mutation     inject each fake driver defect (3 seeded runs) and print the score
 # make dist         tarball of precompiled suites for GPU nodes without Go
 # make sanitize     the suites under compute-sanitizer on this machine's GPUs
 # make check        gofmt, go vet, golangci-lint and go mod tidy -diff
@@ -23,9 +23,9 @@ REPORTS := reports/$(RUN)
 CONFORMANCE_FLAGS ?= --fail-on-pending --fail-on-empty --keep-going --trace --poll-progress-after=60s --timeout=2h
 LABEL_FILTER ?=
 
-.PHONY: test unit fake-suites slurm conformance list mutation dist sanitize check docs
+.PHONY: test unit fake-suites slurm conformance list mutation mutation-fast dist sanitize check docs
 
-test: check unit fake-suites slurm
+test: check unit fake-suites mutation-fast slurm
 
 unit:
 	$(GO) test -count=1 ./harness/... ./kernels/... ./cmd/... ./internal/... ./deploy/...
@@ -55,6 +55,10 @@ list:
 
 mutation:
 	$(GO) run ./cmd/mutation
+
+# A few defects, one seeded run each: fails when a declared catcher misses.
+mutation-fast:
+	$(GO) run ./cmd/mutation -fast
 
 dist:
 	bash dist/build.sh

@@ -24,7 +24,39 @@ type specResult struct {
 	Text    string // the full spec text
 	State   types.SpecState
 	Message string // the first line of the failure message
+	// FailedIn is the node the failure came from: the spec's own body
+	// (It), or a setup or cleanup node around it.
+	FailedIn types.NodeType
+	// Poisoned: the failure quotes a context that an earlier fault left
+	// unusable, so it is no evidence about this spec's own check.
+	Poisoned bool
 }
+
+// poisonMark is how the fake backend words an error from a context that an
+// earlier fault poisoned (harness/fake's ctx check).
+const poisonMark = "poisoned by an earlier fault"
+
+// cause says why a failed spec failed: "own assertion" only when the spec's
+// body failed on a check of its own; a panic, a failure in setup or
+// cleanup, a timeout or an inherited poisoned context is something else.
+func (s specResult) cause() string {
+	switch {
+	case !s.failed():
+		return ""
+	case s.State == types.SpecStatePanicked:
+		return "panic"
+	case s.State != types.SpecStateFailed:
+		return s.State.String()
+	case s.FailedIn != types.NodeTypeIt:
+		return "in " + s.FailedIn.String()
+	case s.Poisoned:
+		return "poisoned context"
+	}
+	return causeOwn
+}
+
+// causeOwn is the only cause that counts as catching a defect.
+const causeOwn = "own assertion"
 
 // Name is "access.kernel-remote-write[0-1]".
 func (s specResult) Name() string {
@@ -94,6 +126,8 @@ func fromSpecReport(sr types.SpecReport) specResult {
 			s.ID = "(no id) " + sr.LeafNodeText
 		}
 	}
+	s.FailedIn = sr.Failure.FailureNodeType
+	s.Poisoned = strings.Contains(sr.Failure.Message, poisonMark)
 	msg := sr.Failure.Message
 	if sr.State == types.SpecStatePanicked && sr.Failure.ForwardedPanic != "" {
 		msg = "panic: " + sr.Failure.ForwardedPanic

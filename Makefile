@@ -4,7 +4,7 @@
 # make test         unit tests, every suite on the fake backend, and a Slurm fleet run (no GPU needed)
 # make conformance  every suite on this machine's GPUs; reports in reports/<run>/
 # make list         every spec with its labels (no GPU needed)
-# make mutation     inject each fake driver defect (3 seeded runs) and print the score
+# make mutation     inject each fake driver defect and show which specs catch it
 # make dist         tarball of precompiled suites for GPU nodes without Go
 # make sanitize     the suites under compute-sanitizer on this machine's GPUs
 # make check        gofmt, go vet, golangci-lint and go mod tidy -diff

@@ -243,3 +243,26 @@ func TestGatedDefectNeedsTheCleanRunsReport(t *testing.T) {
 		t.Errorf("gate env %q, %v", env, err)
 	}
 }
+
+// The first spec to quote a poisoned context faulted itself; a later one
+// quoting the same fault inherited it; a helper process's own fault (another
+// address) is not the main process's.
+func TestPoisonIsInheritedOnlyFromAnEarlierSpec(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
+	spec := func(ms int, msg string) types.SpecReport {
+		return types.SpecReport{State: types.SpecStateFailed, StartTime: at(ms), LeafNodeType: types.NodeTypeIt,
+			Failure: types.Failure{Message: msg, FailureNodeType: types.NodeTypeIt}}
+	}
+	main := "cuStreamQuery: CUDA_ERROR_ILLEGAL_ADDRESS (700): GPU0's context is " + poisonMark + ": GPU0 load at 0x1000: no access"
+	helper := `helper failed: "GPU0's context is ` + poisonMark + `: GPU0 load at 0x2000: no access"`
+	specs := types.SpecReports{spec(1, helper), spec(2, main), spec(3, "cuMemAlloc: "+main), spec(4, "an assertion")}
+	origins := poisonOrigins(specs)
+	for i, want := range []bool{false, false, true, false} {
+		if got := inherited(specs[i], origins); got != want {
+			t.Errorf("spec %d: inherited %v, want %v", i, got, want)
+		}
+	}
+	if f := quotedFaults(helper); len(f) != 1 || f[0] != "GPU0 load at 0x2000: no access" {
+		t.Errorf("quoted faults %q", f)
+	}
+}

@@ -155,7 +155,7 @@ var defectTable = []struct {
 	// Defects modelled on driver bugs users have reported.
 	{dPeerEnableMissesEarlier, DefectInfo{Name: "peer-enable-misses-earlier-allocs", Suite: "access", Preset: "h200x2",
 		Description: "cuCtxEnablePeerAccess maps only the peer's allocations made after the enable: a kernel touching an older cuMemAlloc allocation of the peer faults with ILLEGAL_ADDRESS",
-		Catchers:    []string{"access.enable-covers-allocations"}}},
+		Catchers:    []string{"access.enable-covers-allocations", "access.enable-errors"}}},
 	{dAtomicsU64LoseUpdates, DefectInfo{Name: "atomics-u64-lose-updates", Suite: "atomics", Preset: "h200x2",
 		Description: "every 16th 64-bit atomic read-modify-write by one GPU on another GPU's memory is lost; 32-bit atomics are exact",
 		Catchers:    []string{"atomics.concurrent-sys-rmw"}}},

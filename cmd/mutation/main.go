@@ -241,6 +241,11 @@ func (m *mutator) try(d fake.DefectInfo, preset string, runs int) outcome {
 		v.crashed = got.SuiteFailure != ""
 		v.caught, v.other = judge(newFailures(base, got), d.Catchers, o.badCatchers)
 		o.runs = append(o.runs, v)
+		verdict := "missed"
+		if len(v.caught) > 0 {
+			verdict = "caught by " + strings.Join(v.caught, ", ")
+		}
+		fmt.Fprintf(m.log, "%s on %s, seed %d: %s\n", d.Name, preset, seed, verdict)
 	}
 	return o
 }

@@ -39,18 +39,18 @@ type Backend struct {
 	// enabledAt[a][o] is the last allocation number when peer access a→o
 	// was enabled (peer-enable-misses-earlier-allocs, guarded by mu).
 	enabledAt [][]uint64
-	// allocSeq numbers cuMemAlloc regions and streamSeq streams in the
-	// order they were made (guarded by mu).
-	allocSeq, streamSeq uint64
-	objects             map[string]*memObject
-	allocs              map[uint64]*region // cuMemAlloc base → region
-	hosts               map[uint64]*region
-	ipcOpen             map[ipcKey]*region
-	vmm                 map[backend.AllocHandle]*memObject
-	reserved            map[uint64]uint64 // cuMemAddressReserve base → size
-	events              map[*event]bool
-	streams             map[*stream]bool
-	nextAlloc           backend.AllocHandle
+	// allocSeq numbers cuMemAlloc regions in the order they were made
+	// (guarded by mu).
+	allocSeq  uint64
+	objects   map[string]*memObject
+	allocs    map[uint64]*region // cuMemAlloc base → region
+	hosts     map[uint64]*region
+	ipcOpen   map[ipcKey]*region
+	vmm       map[backend.AllocHandle]*memObject
+	reserved  map[uint64]uint64 // cuMemAddressReserve base → size
+	events    map[*event]bool
+	streams   map[*stream]bool
+	nextAlloc backend.AllocHandle
 
 	// access[a][b]: kernels on a may touch b's cuMemAlloc memory (hot path).
 	access [][]atomic.Bool

@@ -62,7 +62,7 @@ const (
 	dPeerCopyOneWayDropped
 	dIPCImportWritesDropped
 	dVMMPeerWritesDropped
-	dEventRecordsWrongStream
+	dHostMappedWritesDropped
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -96,7 +96,7 @@ var defectTable = []struct {
 		[]string{"access.peer-copy"}}},
 	{dCanAccessPeerLies, DefectInfo{"can-access-peer-lies", "access", "pcie4-nop2p",
 		"CanAccessPeer, ACCESS_SUPPORTED and NVML claim P2P on pairs without it; enabling succeeds, peer stores vanish and peer loads read 0",
-		[]string{"access.capability-per-direction", "access.kernel-remote-write"}}},
+		[]string{"access.capability-per-direction"}}},
 	{dPeerDisableIgnored, DefectInfo{"peer-disable-ignored", "access", "h200x2",
 		"cuCtxDisablePeerAccess succeeds but kernels keep access to the peer's memory",
 		[]string{"access.enable-errors"}}},
@@ -168,9 +168,9 @@ var defectTable = []struct {
 	{dVMMPeerWritesDropped, DefectInfo{Name: "vmm-peer-writes-dropped", Suite: "vmm", Preset: "h200x2",
 		Description: "GPU1's kernel stores into a VMM mapping of GPU0's memory are silently dropped although cuMemSetAccess granted PROT_READWRITE; loads, and stores from GPU0 into GPU1's memory, work",
 		Catchers:    []string{"vmm.peer-access-grant"}}},
-	{dEventRecordsWrongStream, DefectInfo{Name: "event-records-wrong-stream", Suite: "ordering", Preset: "h200x2",
-		Description: "cuEventRecord records the event on the GPU's oldest stream instead of the given one, so the event completes with that stream's work, not the work queued before it",
-		Catchers:    []string{"ordering.cross-device-event-handoff"}}},
+	{dHostMappedWritesDropped, DefectInfo{Name: "host-mapped-writes-dropped", Suite: "access", Preset: "h200x2",
+		Description: "GPU1's kernel stores into mapped pinned host memory are silently dropped; its loads from it, and GPU0's stores, work",
+		Catchers:    []string{"access.host-mapped"}}},
 }
 
 // Defects lists every injectable defect.

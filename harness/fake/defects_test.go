@@ -193,12 +193,15 @@ var symptoms = map[string]func(t *testing.T, b *Backend) bool{
 		must(t, launch(t, b, 1, kStore, uint64(p), 5, 4))
 		return words(t, b, 0, p, 1)[0] != 5
 	},
-	"event-records-wrong-stream": func(t *testing.T, b *Backend) bool {
-		if _, err := b.NewStream(0); err != nil { // the oldest stream of GPU0, idle
-			t.Fatal(err)
+	"host-mapped-writes-dropped": func(t *testing.T, b *Backend) bool {
+		h, err := b.HostAlloc(0, 64, backend.HostAllocDeviceMap|backend.HostAllocPortable)
+		must(t, err)
+		must(t, launch(t, b, 0, kStore, uint64(h.Ptr), 5, 1))
+		if leU32(h.Mem) != 5 {
+			t.Error("GPU0's store into pinned host memory was dropped too")
 		}
-		got, _ := handoff(t, b, false)
-		return got[0] != 9
+		must(t, launch(t, b, 1, kStore, uint64(h.Ptr), 9, 1))
+		return leU32(h.Mem) != 9
 	},
 }
 

@@ -257,6 +257,8 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 		return r, modeDrop, nil
 	case write && r.kind == kindVMM && d == 1 && r.phys == 0 && g.b.defects.has(dVMMPeerWritesDropped):
 		return r, modeDrop, nil
+	case write && r.kind == kindHost && d == 1 && g.b.defects.has(dHostMappedWritesDropped):
+		return r, modeDrop, nil
 	}
 	return r, modeOK, nil
 }

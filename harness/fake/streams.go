@@ -24,7 +24,6 @@ type stream struct {
 	pending atomic.Int64
 	stopped bool        // destroyed: finish the queue, then exit
 	killed  atomic.Bool // backend closed (or destroyed while waiting): exit now
-	born    uint64      // creation order among the backend's streams
 }
 
 // Device is the GPU whose context owns the stream.
@@ -115,8 +114,6 @@ func (b *Backend) NewStream(d backend.Device) (backend.Stream, error) {
 	if b.closed {
 		return nil, errf(fn, cuerr.Deinitialized, "the backend is closed")
 	}
-	b.streamSeq++
-	s.born = b.streamSeq
 	b.streams[s] = true
 	go s.run()
 	return s, nil
@@ -219,20 +216,6 @@ func (b *Backend) runCopy(st *stream, check func() (*region, []byte, *region, []
 		atomic.StoreUint32(flip, ^atomic.LoadUint32(flip))
 	}
 	return peer
-}
-
-// oldestStream is d's first stream still alive: where cuEventRecord
-// records under event-records-wrong-stream.
-func (b *Backend) oldestStream(d int) *stream {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var first *stream
-	for s := range b.streams {
-		if s.dev == d && (first == nil || s.born < first.born) {
-			first = s
-		}
-	}
-	return first
 }
 
 // stallUntil holds the stream until end (slow-peer-copy), in slices so

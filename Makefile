@@ -23,9 +23,9 @@ REPORTS := reports/$(RUN)
 CONFORMANCE_FLAGS ?= --fail-on-pending --fail-on-empty --keep-going --trace --poll-progress-after=60s --timeout=2h
 LABEL_FILTER ?=
 
-.PHONY: test unit fake-suites slurm conformance list mutation dist sanitize check lint docs
+.PHONY: test unit fake-suites slurm conformance list mutation mutation-fast dist sanitize check lint docs
 
-test: check unit fake-suites slurm
+test: check unit fake-suites mutation-fast slurm
 
 unit:
 	$(GO) test -count=1 ./harness/... ./kernels/... ./cmd/... ./internal/... ./deploy/...
@@ -60,6 +60,10 @@ list:
 
 mutation:
 	$(GO) run ./cmd/mutation
+
+# A few defects, one seeded run each: fails when a declared catcher misses.
+mutation-fast:
+	$(GO) run ./cmd/mutation -fast
 
 dist:
 	bash dist/build.sh

@@ -3,19 +3,31 @@
 
 // Command mutation measures the suite's power on the fake backend: for each
 // injectable driver defect it runs the owning suite on the defect's preset
-// with that defect alone, and reports which specs failed that pass without
-// it. A defect is caught when at least one such spec fails. A defect that
-// only a gated run can catch (slow-peer-copy: figures, not errors) is
-// injected with P2PCONF_BASELINE set to the clean run's conformance.json and
-// a wide tolerance (GateTolerance). The last line is the mutation score,
-// caught/injected.
+// with that defect alone, in a fresh process, several times with fixed
+// Ginkgo seeds (so each run's spec order is known and the run can be
+// repeated), and checks that the defect's declared catchers
+// (fake.DefectInfo.Catchers) fail.
 //
-//	go run ./cmd/mutation [-defects a,b] [-suites access,ipc] [-preset mixed] [-v] [-keep]
+// A run catches a defect only when a declared catcher, passing without the
+// defect, fails on its own assertion: a panic, a failure in a setup or
+// cleanup node, a timeout or a context poisoned by an earlier fault proves
+// nothing about the check and does not count, and neither does the failure
+// of a spec that is not a declared catcher (it is shown, as "also failed").
+// A defect is caught when every run caught it; a declared catcher misses
+// when it did not catch the defect in some run. The report lists, per
+// defect, the expected catchers, the catchers of each run and the misses,
+// then the specs that are the only catcher of a defect, and ends with the
+// mutation score, caught/injected.
 //
-// The score is a number to read, not a gate: the exit status is non-zero
-// only when the harness itself failed (a suite that does not compile, a run
-// that wrote no report). A suite package that does not exist yet counts its
-// defects as not caught.
+// A defect that only a gated run can catch (slow-peer-copy: figures, not
+// errors) is injected with P2PCONF_BASELINE set to the clean run's
+// conformance.json and a wide tolerance (GateTolerance).
+//
+//	go run ./cmd/mutation [-runs 3] [-seed 1] [-fast] [-defects a,b] [-suites access,ipc] [-v] [-keep]
+//
+// The exit status is 1 when a declared catcher missed in any run or the
+// harness itself failed (a suite that does not compile, a run that wrote no
+// report), so the run gates (`make mutation-fast` in `make test`).
 package main
 
 import (
@@ -24,8 +36,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/p2pconf/p2pconf/harness/fake"
@@ -33,14 +45,75 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// outcome is the verdict for one defect.
+// defaultSeed is Ginkgo's random seed for the clean runs and each defect's
+// first run.
+const defaultSeed = 1
+
+// fastDefects is the subset `make mutation-fast` injects, once each: one
+// defect of each kind the access and vmm suites guard (data, mapping,
+// permission, argument checks), all caught by deterministic checks, on two
+// suites that build and run in a minute or two on a small machine.
+var fastDefects = []string{
+	"peer-store-dropped",
+	"peer-copy-one-way-dropped",
+	"peer-enable-misses-earlier-allocs",
+	"vmm-peer-writes-dropped",
+	"vmm-granularity-lax",
+}
+
+// runVerdict is what one seeded run of one defect showed.
+type runVerdict struct {
+	seed    int64
+	caught  []string     // declared catchers that failed on their own assertion
+	other   []specResult // other new failures: undeclared specs, or declared ones for another cause
+	crashed bool         // the suite failed as a whole (SpecialSuiteFailureReasons)
+	err     error
+}
+
+// outcome is the verdict for one defect over all its runs.
 type outcome struct {
 	defect fake.DefectInfo
 	preset string
-	caught bool
-	failed []specResult
-	note   string
-	err    error
+	runs   []runVerdict
+	// badCatchers are declared catchers that fail or do not run without
+	// the defect: their failure under the defect proves nothing.
+	badCatchers []string
+	note        string // why the defect could not be tried (a suite not built yet)
+	err         error
+}
+
+// caught reports whether every run caught the defect.
+func (o outcome) caught() bool {
+	if o.err != nil || len(o.runs) == 0 {
+		return false
+	}
+	for _, r := range o.runs {
+		if r.err != nil || len(r.caught) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// misses lists, per declared catcher that missed in some run, the seeds of
+// those runs ("access.peer-copy (seeds 2 3)").
+func (o outcome) misses() []string {
+	var out []string
+	for _, c := range o.defect.Catchers {
+		var seeds []string
+		for _, r := range o.runs {
+			if r.err != nil || !slices.Contains(r.caught, c) {
+				seeds = append(seeds, fmt.Sprint(r.seed))
+			}
+		}
+		if len(o.runs) == 0 {
+			seeds = append(seeds, "no run")
+		}
+		if len(seeds) > 0 {
+			out = append(out, fmt.Sprintf("%s (seeds %s)", c, strings.Join(seeds, " ")))
+		}
+	}
+	return out
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -48,11 +121,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	defects := fs.String("defects", "", "comma list of defects to inject (default: all of them)")
 	suites := fs.String("suites", "", "comma list of owning suites to cover (default: all)")
-	preset := fs.String("preset", "", "inject every defect on this preset instead of its own")
+	runs := fs.Int("runs", 3, "seeded runs per defect")
+	seed := fs.Int64("seed", defaultSeed, "Ginkgo seed of the clean runs and each defect's first run (run i uses seed+i)")
+	fast := fs.Bool("fast", false, "inject only the fast subset, once each (what make test runs)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one suite run")
 	verbose := fs.Bool("v", false, "show the suites' output")
 	keep := fs.Bool("keep", false, "keep the work directory with every run's report and log")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *fast {
+		if *defects == "" {
+			*defects = strings.Join(fastDefects, ",")
+		}
+		*runs = 1
+	}
+	if *runs < 1 {
+		fmt.Fprintln(stderr, "mutation: -runs must be at least 1")
 		return 2
 	}
 	selected, err := selectDefects(*defects, *suites)
@@ -76,15 +161,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer os.RemoveAll(work)
 	}
 	m := newMutator(root, work, *timeout, *verbose, stderr)
+	m.seed = *seed
+	start := time.Now()
 	var results []outcome
 	for _, d := range selected {
-		p := d.Preset
-		if *preset != "" {
-			p = *preset
-		}
-		results = append(results, m.try(d, p))
+		results = append(results, m.try(d, d.Preset, *runs))
 	}
-	return printResults(stdout, stderr, results)
+	code := printResults(stdout, stderr, results)
+	fmt.Fprintf(stdout, "%d defect(s), %d run(s) each, seeds from %d, in %s\n", len(results), *runs, *seed,
+		time.Since(start).Round(time.Second))
+	return code
 }
 
 // selectDefects filters fake.Defects() by name and by owning suite.
@@ -118,9 +204,14 @@ func selectDefects(names, suites string) ([]fake.DefectInfo, error) {
 	return out, nil
 }
 
-// try injects one defect and compares with the clean baseline.
-func (m *mutator) try(d fake.DefectInfo, preset string) outcome {
+// try injects one defect in runs seeded runs and judges each against the
+// clean baseline and the defect's declared catchers.
+func (m *mutator) try(d fake.DefectInfo, preset string, runs int) outcome {
 	o := outcome{defect: d, preset: preset}
+	if len(d.Catchers) == 0 {
+		o.err = fmt.Errorf("defect %s declares no catcher", d.Name)
+		return o
+	}
 	base, err := m.baseline(d.Suite, preset)
 	if errors.Is(err, errNotBuilt) {
 		o.note = "suite " + d.Suite + " not built yet"
@@ -130,6 +221,7 @@ func (m *mutator) try(d fake.DefectInfo, preset string) outcome {
 		o.err = err
 		return o
 	}
+	o.badCatchers = unprovenCatchers(base, d.Catchers)
 	var gate []string
 	if d.Gated() {
 		if gate, err = m.gateEnv(d.Suite, preset); err != nil {
@@ -137,58 +229,61 @@ func (m *mutator) try(d fake.DefectInfo, preset string) outcome {
 			return o
 		}
 	}
-	got, err := m.run(d.Suite, preset, d.Name, gate...)
-	if err != nil {
-		o.err = err
-		return o
-	}
-	o.failed = newFailures(base, got)
-	o.caught = len(o.failed) > 0
-	switch {
-	case o.caught:
-	case got.SuiteFailure != "":
-		o.note = "suite failed as a whole: " + got.SuiteFailure
-	case base.Passed == 0:
-		o.note = fmt.Sprintf("no spec of %s passes on %s without the defect (%d skipped)", d.Suite, preset, base.Skipped)
-	default:
-		o.note = "every spec that passes without the defect still passes"
+	for i := 0; i < runs; i++ {
+		seed := m.seed + int64(i)
+		v := runVerdict{seed: seed}
+		got, err := m.run(d.Suite, preset, d.Name, seed, gate...)
+		if err != nil {
+			v.err = err
+			o.runs = append(o.runs, v)
+			continue
+		}
+		v.crashed = got.SuiteFailure != ""
+		v.caught, v.other = judge(newFailures(base, got), d.Catchers, o.badCatchers)
+		o.runs = append(o.runs, v)
+		verdict := "missed"
+		if len(v.caught) > 0 {
+			verdict = "caught by " + strings.Join(v.caught, ", ")
+		}
+		fmt.Fprintf(m.log, "%s on %s, seed %d: %s\n", d.Name, preset, seed, verdict)
 	}
 	return o
 }
 
-func printResults(stdout, stderr io.Writer, results []outcome) int {
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DEFECT\tSUITE\tPRESET\tRESULT\tFAILED SPECS")
-	caught, harnessErrors := 0, 0
-	for _, o := range results {
-		verdict, detail := "not caught", o.note
+// unprovenCatchers lists the declared catchers that did not pass in the
+// clean run: a check that fails (or never runs) without the defect cannot
+// show that it catches it.
+func unprovenCatchers(base runSummary, catchers []string) []string {
+	passed, failed := map[string]bool{}, map[string]bool{}
+	for _, s := range base.Specs {
 		switch {
-		case o.err != nil:
-			verdict, detail = "ERROR", firstLine(o.err.Error())
-			harnessErrors++
-		case o.caught:
-			verdict, detail = "caught", strings.Join(groupByID(o.failed), ", ")
-			caught++
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", o.defect.Name, o.defect.Suite, o.preset, verdict, detail)
-	}
-	_ = tw.Flush()
-	shown := map[string]bool{}
-	for _, o := range results {
-		if o.err != nil && !shown[o.err.Error()] {
-			shown[o.err.Error()] = true
-			fmt.Fprintf(stderr, "\n%s: %v\n", o.defect.Name, o.err)
+		case s.failed():
+			failed[s.ID] = true
+		case s.State.String() == "passed":
+			passed[s.ID] = true
 		}
 	}
-	fmt.Fprintf(stdout, "\nmutation score %d/%d\n", caught, len(results))
-	if harnessErrors > 0 {
-		fmt.Fprintf(stderr, "mutation: %d run(s) failed in the harness (see above)\n", harnessErrors)
-		return 1
+	var out []string
+	for _, c := range catchers {
+		if !passed[c] || failed[c] {
+			out = append(out, c)
+		}
 	}
-	return 0
+	return out
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+// judge splits a run's new failures into the declared catchers that failed
+// on their own assertion and everything else.
+func judge(failed []specResult, catchers, unproven []string) (caught []string, other []specResult) {
+	for _, s := range failed {
+		if slices.Contains(catchers, s.ID) && !slices.Contains(unproven, s.ID) && s.cause() == causeOwn {
+			if !slices.Contains(caught, s.ID) {
+				caught = append(caught, s.ID)
+			}
+			continue
+		}
+		other = append(other, s)
+	}
+	slices.Sort(caught)
+	return caught, other
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -24,7 +25,42 @@ type specResult struct {
 	Text    string // the full spec text
 	State   types.SpecState
 	Message string // the first line of the failure message
+	// FailedIn is the node the failure came from: the spec's own body
+	// (It), or a setup or cleanup node around it.
+	FailedIn types.NodeType
+	// Poisoned: the failure quotes a context that a fault in an earlier
+	// spec of the same run left unusable, so it is no evidence about this
+	// spec's own check. (The first spec to quote the poisoned context
+	// faulted itself: the driver reports a kernel's fault as the sticky
+	// error of the context, at the next synchronisation.)
+	Poisoned bool
 }
+
+// poisonMark is how the fake backend words an error from a context that an
+// earlier fault poisoned (harness/fake's ctx check).
+const poisonMark = "poisoned by an earlier fault"
+
+// cause says why a failed spec failed: "own assertion" only when the spec's
+// body failed on a check of its own; a panic, a failure in setup or
+// cleanup, a timeout or an inherited poisoned context is something else.
+func (s specResult) cause() string {
+	switch {
+	case !s.failed():
+		return ""
+	case s.State == types.SpecStatePanicked:
+		return "panic"
+	case s.State != types.SpecStateFailed:
+		return s.State.String()
+	case s.FailedIn != types.NodeTypeIt:
+		return "in " + s.FailedIn.String()
+	case s.Poisoned:
+		return "poisoned context"
+	}
+	return causeOwn
+}
+
+// causeOwn is the only cause that counts as catching a defect.
+const causeOwn = "own assertion"
 
 // Name is "access.kernel-remote-write[0-1]".
 func (s specResult) Name() string {
@@ -62,12 +98,13 @@ func readReport(path string) (runSummary, error) {
 	}
 	sum := runSummary{HasReport: true, SuiteSucceeded: true}
 	for _, r := range reports {
+		origins := poisonOrigins(r.SpecReports)
 		sum.SuiteSucceeded = sum.SuiteSucceeded && r.SuiteSucceeded
 		if len(r.SpecialSuiteFailureReasons) > 0 {
 			sum.SuiteFailure = strings.Join(r.SpecialSuiteFailureReasons, "; ")
 		}
 		for _, sr := range r.SpecReports {
-			s := fromSpecReport(sr)
+			s := fromSpecReport(sr, origins)
 			switch {
 			case s.failed():
 				sum.Failed++
@@ -84,7 +121,60 @@ func readReport(path string) (runSummary, error) {
 	return sum, nil
 }
 
-func fromSpecReport(sr types.SpecReport) specResult {
+// poisonOrigins maps each fault quoted as having poisoned a context (the
+// fault's detail, which names the address, so it tells one process's fault
+// from another's) to the start time of the first spec, in run order, that
+// quoted it: that spec's own fault poisoned the context, and the driver
+// reports a kernel's fault as the context's sticky error at the next
+// synchronisation. A spec that started later and quotes the same fault
+// inherited it.
+func poisonOrigins(specs types.SpecReports) map[string]time.Time {
+	first := map[string]time.Time{}
+	for _, sr := range specs {
+		if !sr.State.Is(types.SpecStateFailureStates) {
+			continue
+		}
+		for _, f := range quotedFaults(sr.Failure.Message) {
+			if t, ok := first[f]; !ok || sr.StartTime.Before(t) {
+				first[f] = sr.StartTime
+			}
+		}
+	}
+	return first
+}
+
+// quotedFaults lists the fault details a failure message quotes after
+// poisonMark.
+func quotedFaults(msg string) []string {
+	var out []string
+	for {
+		_, rest, ok := strings.Cut(msg, poisonMark)
+		if !ok {
+			return out
+		}
+		rest = strings.TrimLeft(rest, ": ")
+		end := strings.IndexAny(rest, "\n;\"")
+		if end < 0 {
+			end = len(rest)
+		}
+		out = append(out, rest[:end])
+		msg = rest
+	}
+}
+
+// inherited says whether a failure quotes only faults that an earlier spec
+// quoted first.
+func inherited(sr types.SpecReport, origins map[string]time.Time) bool {
+	faults := quotedFaults(sr.Failure.Message)
+	for _, f := range faults {
+		if t, ok := origins[f]; !ok || !t.Before(sr.StartTime) {
+			return false
+		}
+	}
+	return len(faults) > 0
+}
+
+func fromSpecReport(sr types.SpecReport, origins map[string]time.Time) specResult {
 	s := specResult{Text: sr.FullText(), State: sr.State}
 	l := checks.Parse(sr.Labels())
 	s.ID, s.Pair = l.ID, l.Pair
@@ -94,6 +184,8 @@ func fromSpecReport(sr types.SpecReport) specResult {
 			s.ID = "(no id) " + sr.LeafNodeText
 		}
 	}
+	s.FailedIn = sr.Failure.FailureNodeType
+	s.Poisoned = inherited(sr, origins)
 	msg := sr.Failure.Message
 	if sr.State == types.SpecStatePanicked && sr.Failure.ForwardedPanic != "" {
 		msg = "panic: " + sr.Failure.ForwardedPanic

@@ -8,10 +8,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/fake"
 )
 
@@ -34,6 +38,9 @@ func TestReadReport(t *testing.T) {
 	}
 	if f[1].Name() != "ordering.cross-device-handoff-without-wait[0-1]" || f[1].Message != "panic: boom" {
 		t.Errorf("second failure %q: %q", f[1].Name(), f[1].Message)
+	}
+	if f[0].cause() != causeOwn || f[1].cause() != "panic" {
+		t.Errorf("causes %q and %q, want %q and panic", f[0].cause(), f[1].cause(), causeOwn)
 	}
 	if _, err := readReport("report_test.go"); err == nil {
 		t.Error("a Go file parsed as a report")
@@ -79,20 +86,126 @@ func TestSelectDefects(t *testing.T) {
 
 func TestSuiteNotBuiltIsNotCaughtAndNotAnError(t *testing.T) {
 	m := newMutator(t.TempDir(), t.TempDir(), time.Minute, false, &bytes.Buffer{})
-	o := m.try(fake.DefectInfo{Name: "stream-wait-ignored", Suite: "ordering", Preset: "h200x2"}, "h200x2")
-	if o.caught || o.err != nil || o.note != "suite ordering not built yet" {
+	o := m.try(fake.DefectInfo{Name: "stream-wait-ignored", Suite: "ordering", Preset: "h200x2",
+		Catchers: []string{"ordering.cross-device-event-handoff"}}, "h200x2", 3)
+	if o.caught() || o.err != nil || o.note != "suite ordering not built yet" {
 		t.Fatalf("%+v", o)
 	}
+	if o := m.try(fake.DefectInfo{Name: "x", Suite: "ordering"}, "h200x2", 1); o.err == nil {
+		t.Error("a defect without catchers was tried")
+	}
+}
+
+// own is a failure of a spec's own assertion.
+func own(id, pair string) specResult {
+	return specResult{ID: id, Pair: pair, State: types.SpecStateFailed, FailedIn: types.NodeTypeIt}
+}
+
+func TestOnlyADeclaredCatchersOwnAssertionCatches(t *testing.T) {
+	catchers := []string{"access.peer-copy", "access.staged-copy"}
+	panicked := own("access.peer-copy", "0-1")
+	panicked.State = types.SpecStatePanicked
+	cleanup := own("access.peer-copy", "1-0")
+	cleanup.FailedIn = types.NodeTypeCleanupAfterEach
+	poisoned := own("access.staged-copy", "0-1")
+	poisoned.Poisoned = true
+	timedOut := own("access.staged-copy", "1-0")
+	timedOut.State = types.SpecStateTimedout
+	undeclared := own("access.uva-owner", "")
+	for _, tc := range []struct {
+		name   string
+		failed []specResult
+		want   []string
+	}{
+		{"crash, cleanup, poisoned context, timeout and an undeclared spec", []specResult{panicked, cleanup, poisoned, timedOut, undeclared}, nil},
+		{"an own assertion", []specResult{undeclared, own("access.peer-copy", "1-0")}, []string{"access.peer-copy"}},
+		{"two catchers, several pairs", []specResult{own("access.staged-copy", "0-1"), own("access.peer-copy", "0-1"), own("access.peer-copy", "1-0")},
+			[]string{"access.peer-copy", "access.staged-copy"}},
+	} {
+		caught, other := judge(tc.failed, catchers, nil)
+		if !slices.Equal(caught, tc.want) {
+			t.Errorf("%s: caught by %v, want %v", tc.name, caught, tc.want)
+		}
+		if len(caught) == 0 && len(other) != len(tc.failed) {
+			t.Errorf("%s: %d failures shown, want %d", tc.name, len(other), len(tc.failed))
+		}
+	}
+	if caught, _ := judge([]specResult{own("access.peer-copy", "0-1")}, catchers, []string{"access.peer-copy"}); len(caught) != 0 {
+		t.Errorf("a catcher that fails without the defect caught it: %v", caught)
+	}
+	wantCauses := map[string]specResult{"panic": panicked, "in DeferCleanup (Each)": cleanup, "poisoned context": poisoned,
+		"timedout": timedOut, causeOwn: undeclared}
+	for want, s := range wantCauses {
+		if got := s.cause(); got != want {
+			t.Errorf("cause of %+v: %q, want %q", s, got, want)
+		}
+	}
+}
+
+func TestUnprovenCatchers(t *testing.T) {
+	base := runSummary{Specs: []specResult{{ID: "a.pass", State: types.SpecStatePassed},
+		own("a.fails", "0-1"), {ID: "a.fails", State: types.SpecStatePassed}, {ID: "a.skips", State: types.SpecStateSkipped}}}
+	got := unprovenCatchers(base, []string{"a.pass", "a.fails", "a.skips", "a.absent"})
+	if !slices.Equal(got, []string{"a.fails", "a.skips", "a.absent"}) {
+		t.Errorf("unproven %v", got)
+	}
+}
+
+func TestReportListsMissesSoleCatchersAndScore(t *testing.T) {
+	d := fake.DefectInfo{Name: "peer-copy-corrupts", Suite: "access", Preset: "h200x2", Catchers: []string{"access.peer-copy", "access.staged-copy"}}
+	caughtAlways := outcome{defect: d, preset: "h200x2", runs: []runVerdict{
+		{seed: 1, caught: []string{"access.peer-copy"}, other: []specResult{own("access.uva-owner", "")}},
+		{seed: 2, caught: []string{"access.peer-copy"}}}}
+	panicOnly := outcome{defect: fake.DefectInfo{Name: "y", Suite: "ordering", Preset: "h200x2", Catchers: []string{"ordering.litmus"}},
+		preset: "h200x2", runs: []runVerdict{{seed: 1, other: []specResult{{ID: "ordering.litmus", Pair: "0-1", State: types.SpecStatePanicked, FailedIn: types.NodeTypeIt}}}}}
 	var out, errs bytes.Buffer
-	if code := printResults(&out, &errs, []outcome{o, {defect: fake.DefectInfo{Name: "x"}, caught: true,
-		failed: []specResult{{ID: "ordering.litmus", Pair: "0-1"}}}}); code != 0 {
-		t.Errorf("exit %d without harness errors", code)
+	code := printResults(&out, &errs, []outcome{caughtAlways, panicOnly})
+	if code != 1 {
+		t.Errorf("exit %d with catchers that missed", code)
 	}
-	if !strings.Contains(out.String(), "mutation score 1/2") || !strings.Contains(out.String(), "ordering.litmus [0-1]") {
-		t.Errorf("output:\n%s", out.String())
+	for _, want := range []string{
+		"peer-copy-corrupts (access on h200x2): caught in 2/2 run(s)",
+		"expected: access.peer-copy, access.staged-copy",
+		"seed 1: caught by access.peer-copy; also failed (own assertion, not counted): access.uva-owner",
+		"misses: access.staged-copy (seeds 1 2)",
+		"y (ordering on h200x2): MISSED in 0/1 run(s)",
+		"seed 1: caught by none; also failed (panic, not counted): ordering.litmus [0-1]",
+		"access.peer-copy is the only catcher of peer-copy-corrupts",
+		"mutation score 1/2",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
 	}
-	if code := printResults(&out, &errs, []outcome{{err: errors.New("boom")}}); code != 1 {
+	out.Reset()
+	all := caughtAlways
+	all.defect.Catchers = []string{"access.peer-copy"}
+	if code := printResults(&out, &errs, []outcome{all}); code != 0 {
+		t.Errorf("exit %d when every declared catcher caught the defect:\n%s", code, out.String())
+	}
+	if code := printResults(&out, &errs, []outcome{{defect: d, err: errors.New("boom")}}); code != 1 {
 		t.Errorf("exit %d with a harness error", code)
+	}
+}
+
+// Every defect names catchers from the check catalogue, of the suite it is
+// injected into, and the fast subset are real defects.
+func TestDefectsDeclareCataloguedCatchers(t *testing.T) {
+	for _, d := range fake.Defects() {
+		if len(d.Catchers) == 0 {
+			t.Errorf("%s declares no catcher", d.Name)
+		}
+		for _, id := range d.Catchers {
+			c, ok := checks.Lookup(id)
+			if !ok {
+				t.Errorf("%s: catcher %s is not in the catalogue", d.Name, id)
+			} else if c.Family != d.Suite {
+				t.Errorf("%s (suite %s): catcher %s belongs to %s", d.Name, d.Suite, id, c.Family)
+			}
+		}
+	}
+	if _, err := selectDefects(strings.Join(fastDefects, ","), ""); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -117,7 +230,7 @@ func TestGatedDefectNeedsTheCleanRunsReport(t *testing.T) {
 	if _, err := m.gateEnv("bandwidth", "h200x2"); err == nil || !strings.Contains(err.Error(), "no report to gate against") {
 		t.Errorf("without the clean run's report: %v", err)
 	}
-	dir := m.reportDir("bandwidth", "h200x2", "")
+	dir := m.reportDir("bandwidth", "h200x2", "", m.seed)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -128,5 +241,28 @@ func TestGatedDefectNeedsTheCleanRunsReport(t *testing.T) {
 	if err != nil || len(env) != 2 || env[0] != "P2PCONF_BASELINE="+filepath.Join(dir, "conformance.json") ||
 		env[1] != "P2PCONF_BW_TOLERANCE="+GateTolerance {
 		t.Errorf("gate env %q, %v", env, err)
+	}
+}
+
+// The first spec to quote a poisoned context faulted itself; a later one
+// quoting the same fault inherited it; a helper process's own fault (another
+// address) is not the main process's.
+func TestPoisonIsInheritedOnlyFromAnEarlierSpec(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
+	spec := func(ms int, msg string) types.SpecReport {
+		return types.SpecReport{State: types.SpecStateFailed, StartTime: at(ms), LeafNodeType: types.NodeTypeIt,
+			Failure: types.Failure{Message: msg, FailureNodeType: types.NodeTypeIt}}
+	}
+	main := "cuStreamQuery: CUDA_ERROR_ILLEGAL_ADDRESS (700): GPU0's context is " + poisonMark + ": GPU0 load at 0x1000: no access"
+	helper := `helper failed: "GPU0's context is ` + poisonMark + `: GPU0 load at 0x2000: no access"`
+	specs := types.SpecReports{spec(1, helper), spec(2, main), spec(3, "cuMemAlloc: "+main), spec(4, "an assertion")}
+	origins := poisonOrigins(specs)
+	for i, want := range []bool{false, false, true, false} {
+		if got := inherited(specs[i], origins); got != want {
+			t.Errorf("spec %d: inherited %v, want %v", i, got, want)
+		}
+	}
+	if f := quotedFaults(helper); len(f) != 1 || f[0] != "GPU0 load at 0x2000: no access" {
+		t.Errorf("quoted faults %q", f)
 	}
 }

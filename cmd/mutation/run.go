@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,10 +35,13 @@ type mutator struct {
 	buildErrs  map[string]error
 	baselines  map[string]runSummary
 	baseErrs   map[string]error
+	// seed is Ginkgo's random seed of the clean runs and of a defect's
+	// first run; run i uses seed+i, so every run's spec order is fixed.
+	seed int64
 }
 
 func newMutator(root, work string, timeout time.Duration, verbose bool, log io.Writer) *mutator {
-	return &mutator{root: root, work: work, timeout: timeout, verbose: verbose, log: log,
+	return &mutator{root: root, work: work, timeout: timeout, verbose: verbose, log: log, seed: defaultSeed,
 		binaries: map[string]string{}, buildErrs: map[string]error{},
 		baselines: map[string]runSummary{}, baseErrs: map[string]error{}}
 }
@@ -94,7 +98,7 @@ func (m *mutator) baseline(suite, preset string) (runSummary, error) {
 	if s, ok := m.baselines[k]; ok || m.baseErrs[k] != nil {
 		return s, m.baseErrs[k]
 	}
-	s, err := m.run(suite, preset, "")
+	s, err := m.run(suite, preset, "", m.seed)
 	m.baselines[k], m.baseErrs[k] = s, err
 	if err == nil {
 		fmt.Fprintf(m.log, "baseline %s on %s: %d passed, %d skipped, %d failed%s\n", suite, preset,
@@ -111,17 +115,17 @@ func listFailures(f []specResult) string {
 }
 
 // runName names a run's files in the work directory.
-func runName(suite, preset, defect string) string {
+func runName(suite, preset, defect string, seed int64) string {
 	name := suite + "-" + preset
 	if defect != "" {
-		name += "-" + defect
+		name += "-" + defect + "-seed" + strconv.FormatInt(seed, 10)
 	}
 	return name
 }
 
 // reportDir is the run's P2PCONF_REPORT_DIR.
-func (m *mutator) reportDir(suite, preset, defect string) string {
-	return filepath.Join(m.work, "reports", runName(suite, preset, defect))
+func (m *mutator) reportDir(suite, preset, defect string, seed int64) string {
+	return filepath.Join(m.work, "reports", runName(suite, preset, defect, seed))
 }
 
 // GateTolerance is the bandwidth gate's tolerance (P2PCONF_BW_TOLERANCE,
@@ -133,23 +137,23 @@ const GateTolerance = "75"
 // the same preset (fake.DefectInfo.Gated): P2PCONF_BASELINE is that run's
 // conformance.json.
 func (m *mutator) gateEnv(suite, preset string) ([]string, error) {
-	base := filepath.Join(m.reportDir(suite, preset, ""), report.ConformanceFile)
+	base := filepath.Join(m.reportDir(suite, preset, "", m.seed), report.ConformanceFile)
 	if _, err := os.Stat(base); err != nil {
 		return nil, fmt.Errorf("the clean run of suites/%s on %s left no report to gate against: %w", suite, preset, err)
 	}
 	return []string{harness.EnvBaseline + "=" + base, harness.EnvBWTolerance + "=" + GateTolerance}, nil
 }
 
-// run runs the suite's binary once on the fake backend with preset and (if
-// not empty) defect, plus the variables in extra, and reads its Ginkgo JSON
-// report. Failing specs are the point; only a run without a readable report
-// is an error.
-func (m *mutator) run(suite, preset, defect string, extra ...string) (runSummary, error) {
+// run runs the suite's binary once, in a fresh process, on the fake backend
+// with preset and (if not empty) defect, Ginkgo's random seed fixed to seed,
+// plus the variables in extra, and reads its Ginkgo JSON report. Failing
+// specs are the point; only a run without a readable report is an error.
+func (m *mutator) run(suite, preset, defect string, seed int64, extra ...string) (runSummary, error) {
 	bin, err := m.binary(suite)
 	if err != nil {
 		return runSummary{}, err
 	}
-	name := runName(suite, preset, defect)
+	name := runName(suite, preset, defect, seed)
 	ginkgoJSON := filepath.Join(m.work, name+".json")
 	logPath := filepath.Join(m.work, name+".log")
 	logFile, err := os.Create(logPath)
@@ -160,9 +164,10 @@ func (m *mutator) run(suite, preset, defect string, extra ...string) (runSummary
 	ctx, cancel := context.WithTimeout(context.Background(), m.timeout+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-test.count=1", "-test.timeout="+(m.timeout+30*time.Second).String(),
-		"-ginkgo.timeout="+m.timeout.String(), "-ginkgo.no-color", "-ginkgo.json-report="+ginkgoJSON)
+		"-ginkgo.timeout="+m.timeout.String(), "-ginkgo.no-color", "-ginkgo.json-report="+ginkgoJSON,
+		"-ginkgo.seed="+strconv.FormatInt(seed, 10))
 	cmd.Dir = filepath.Join(m.root, "suites", suite)
-	cmd.Env = append(suiteEnv(preset, defect, m.reportDir(suite, preset, defect), filepath.Join(m.work, "state", name)), extra...)
+	cmd.Env = append(suiteEnv(preset, defect, m.reportDir(suite, preset, defect, seed), filepath.Join(m.work, "state", name)), extra...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if m.verbose {
 		cmd.Stdout = io.MultiWriter(logFile, m.log)
@@ -181,8 +186,8 @@ func (m *mutator) run(suite, preset, defect string, extra ...string) (runSummary
 		return runSummary{}, errNotBuilt
 	}
 	if err != nil {
-		return runSummary{}, fmt.Errorf("suites/%s on %s%s wrote no usable report (%v; exit: %v); its output is in %s",
-			suite, preset, plusDefect(defect), err, runErr, logPath)
+		return runSummary{}, fmt.Errorf("suites/%s on %s%s (seed %d) wrote no usable report (%v; exit: %v); its output is in %s",
+			suite, preset, plusDefect(defect), seed, err, runErr, logPath)
 	}
 	if m.verbose {
 		fmt.Fprintf(m.log, "ran suites/%s on %s%s in %s\n", suite, preset, plusDefect(defect), time.Since(start).Round(time.Millisecond))

@@ -2,27 +2,29 @@
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
 // Command selftest runs every suite on every fake preset and checks the
-// outcome against the reviewed expectation in testdata/expected.json: each
-// preset passes and skips exactly the expected number of specs with the
-// expected skip reasons, and no spec fails unless the preset models a driver
-// defect that the spec exists to catch (h200x2 models driver 580's
-// disagreement between NATIVE_ATOMIC_SUPPORTED and the per-operation atomic
-// capabilities, which atomics.capability-report must fail on). It is how CI,
-// with no GPU, proves the suites build, run, skip and fail for the right
-// reasons.
+// outcome against the reviewed expectation in testdata/expected.json, spec
+// by spec: each spec, keyed by check ID, target (gpu:N, pair:A-B) and
+// variant (its text), must end in the expected state, a skip for exactly
+// the expected reason, and a failure only where the preset models a driver
+// defect that the spec exists to catch, with a message matching the
+// expected pattern (h200x2 models driver 580's disagreement between
+// NATIVE_ATOMIC_SUPPORTED and the per-operation atomic capabilities, which
+// atomics.capability-report must fail on, saying so). A spec that starts
+// skipping while another stops, a spec that disappears and a failure for
+// another reason all show. It is how CI, with no GPU, proves the suites
+// build, run, skip and fail for the right reasons.
 //
-//	go run ./cmd/selftest            # check
-//	go run ./cmd/selftest -update    # rewrite the expectation after reviewing a change
+//	go run ./cmd/selftest                  # check
+//	go run ./cmd/selftest -update          # show how the expectation would change
+//	go run ./cmd/selftest -update -write   # rewrite it, after reviewing that diff
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -40,26 +42,22 @@ var presets = []struct{ Name, GPUs, Pairs string }{
 	{"mixed", "", "0-1,2-3,1-2"}, // native NVLink, partial-atomics NVLink, PCIe
 }
 
-// Counts is one suite's outcome on one preset.
-type Counts struct {
-	Passed      int            `json:"passed"`
-	Skipped     int            `json:"skipped"`
-	SkipReasons map[string]int `json:"skip_reasons,omitempty"`
-	// Failed lists the specs expected to fail on the preset, by check and target.
-	Failed map[string]int `json:"failed,omitempty"`
-}
-
 func main() {
-	update := flag.Bool("update", false, "rewrite testdata/expected.json from this run")
+	update := flag.Bool("update", false, "show how this run would change testdata/expected.json (with -write: rewrite it)")
+	write := flag.Bool("write", false, "with -update: write the new expectation")
 	only := flag.String("suite", "", "run only this suite")
 	flag.Parse()
-	if err := run(*update, *only); err != nil {
+	if *write && !*update {
+		fmt.Fprintln(os.Stderr, "selftest: -write needs -update")
+		os.Exit(2)
+	}
+	if err := run(*update, *write, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "selftest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(update bool, only string) error {
+func run(update, write bool, only string) error {
 	root, err := os.Getwd()
 	if err != nil {
 		return err
@@ -76,7 +74,7 @@ func run(update bool, only string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	got := map[string]map[string]Counts{}
+	got := map[string]map[string]map[string]Outcome{}
 	var passed, failed, skipped int
 	var problems []string
 	for _, suite := range suites {
@@ -94,21 +92,26 @@ func run(update bool, only string) error {
 			if err != nil {
 				return err
 			}
-			c := Counts{Passed: res.Count("passed"), Skipped: res.Count("skipped"), SkipReasons: map[string]int{}, Failed: map[string]int{}}
+			outcomes, dup := observe(res.Specs)
+			for _, d := range dup {
+				problems = append(problems, fmt.Sprintf("%s on %s: %s", suite, p.Name, d))
+			}
+			nPassed, nSkipped, nOther := 0, 0, 0
 			for _, s := range res.Specs {
 				switch s.State {
 				case "passed":
+					nPassed++
 				case "skipped":
-					c.SkipReasons[s.Reason]++
+					nSkipped++
 				default:
-					c.Failed[s.State+" "+s.ID+" "+s.Target]++
+					nOther++
 					fmt.Printf("  %s: %s\n    %s\n", s.State, s.Text, s.Reason)
 				}
 			}
 			switch {
 			case res.ExitCode != 0 && len(res.Specs) == 0:
 				problems = append(problems, fmt.Sprintf("%s on %s exited %d:\n%s", suite, p.Name, res.ExitCode, res.Output))
-			case res.ExitCode != 0 && len(c.Failed) == 0:
+			case res.ExitCode != 0 && nOther == 0:
 				// Every spec passed or skipped, yet the run failed: a suite-level
 				// node (the reports, a cleanup) broke.
 				out := res.Output
@@ -117,24 +120,37 @@ func run(update bool, only string) error {
 				}
 				problems = append(problems, fmt.Sprintf("%s on %s exited %d although no spec failed:\n%s", suite, p.Name, res.ExitCode, out))
 			}
-			passed += c.Passed
-			skipped += c.Skipped
+			passed += nPassed
+			skipped += nSkipped
 			if got[p.Name] == nil {
-				got[p.Name] = map[string]Counts{}
+				got[p.Name] = map[string]map[string]Outcome{}
 			}
-			got[p.Name][suite] = c
-			fmt.Printf("%-12s %-10s %4d passed %4d skipped %4d other  (%s)\n", p.Name, suite, c.Passed, c.Skipped,
-				len(res.Specs)-c.Passed-c.Skipped, res.Duration.Round(time.Millisecond))
+			got[p.Name][suite] = outcomes
+			fmt.Printf("%-12s %-10s %4d passed %4d skipped %4d other  (%s)\n", p.Name, suite, nPassed, nSkipped,
+				nOther, res.Duration.Round(time.Millisecond))
 		}
 	}
 	expPath := filepath.Join(root, "cmd", "selftest", "testdata", "expected.json")
-	if update {
-		if err := writeExpectation(expPath, got, only); err != nil {
-			return err
+	want := Oracle{}
+	b, err := os.ReadFile(expPath)
+	switch {
+	case err == nil:
+		if want, err = decode(b); err != nil && !update {
+			return fmt.Errorf("%s: %w", expPath, err)
+		} else if err != nil {
+			fmt.Printf("%s is not a per-spec expectation (%v): every spec shows as new\n", expPath, err)
+			want = Oracle{}
 		}
-	} else {
-		problems = append(problems, compare(expPath, got, only)...)
+	case !update:
+		return fmt.Errorf("no expectation (%w); run with -update after reviewing the output", err)
 	}
+	if update {
+		for _, p := range problems {
+			fmt.Println("PROBLEM:", p)
+		}
+		return showUpdate(expPath, want, got, write)
+	}
+	problems = append(problems, compare(want, got, only)...)
 	for _, p := range problems {
 		fmt.Println("PROBLEM:", p)
 	}
@@ -148,85 +164,27 @@ func run(update bool, only string) error {
 	return nil
 }
 
-// writeExpectation stores got as the expectation; with -suite it replaces
-// only that suite's entries and keeps the others.
-func writeExpectation(path string, got map[string]map[string]Counts, only string) error {
-	all := map[string]map[string]Counts{}
-	if b, err := os.ReadFile(path); err == nil && only != "" {
-		if err := json.Unmarshal(b, &all); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
+// showUpdate prints how this run changes the expectation and, with write,
+// stores it; with -suite only that suite's entries are replaced.
+func showUpdate(path string, old Oracle, got map[string]map[string]map[string]Outcome, write bool) error {
+	next := merge(old, got)
+	d := diff(old, next)
+	for _, l := range d {
+		fmt.Println(l)
 	}
-	for preset, suites := range got {
-		if all[preset] == nil {
-			all[preset] = map[string]Counts{}
+	fmt.Printf("expectation: %d line(s) change; now %s\n", len(d), next.stateSummary())
+	if !write {
+		if len(d) > 0 {
+			fmt.Println("not written: review the lines above, then run again with -update -write")
 		}
-		for suite, c := range suites {
-			all[preset][suite] = c
-		}
-	}
-	b, err := json.MarshalIndent(all, "", "  ")
-	if err != nil {
-		return err
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func compare(path string, got map[string]map[string]Counts, only string) []string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return []string{fmt.Sprintf("no expectation (%v); run with -update after reviewing the output", err)}
+	if err := os.WriteFile(path, next.encode(), 0o644); err != nil {
+		return err
 	}
-	var want map[string]map[string]Counts
-	if err := json.Unmarshal(b, &want); err != nil {
-		return []string{fmt.Sprintf("%s: %v", path, err)}
-	}
-	var probs []string
-	for preset, suites := range want {
-		for suite, w := range suites {
-			if only != "" && suite != only {
-				continue
-			}
-			g, ok := got[preset][suite]
-			if !ok {
-				probs = append(probs, fmt.Sprintf("%s on %s: expected to run, did not", suite, preset))
-				continue
-			}
-			if g.Passed != w.Passed || g.Skipped != w.Skipped {
-				probs = append(probs, fmt.Sprintf("%s on %s: %d passed %d skipped, expected %d passed %d skipped",
-					suite, preset, g.Passed, g.Skipped, w.Passed, w.Skipped))
-			}
-			probs = append(probs, diffReasons(suite, preset, "skip reason", w.SkipReasons, g.SkipReasons)...)
-			probs = append(probs, diffReasons(suite, preset, "failing spec", w.Failed, g.Failed)...)
-		}
-	}
-	for preset, suites := range got {
-		for suite := range suites {
-			if _, ok := want[preset][suite]; !ok {
-				probs = append(probs, fmt.Sprintf("%s on %s: ran but has no expectation; review and run -update", suite, preset))
-			}
-		}
-	}
-	sort.Strings(probs)
-	return probs
-}
-
-func diffReasons(suite, preset, what string, want, got map[string]int) []string {
-	var probs []string
-	keys := map[string]bool{}
-	for k := range want {
-		keys[k] = true
-	}
-	for k := range got {
-		keys[k] = true
-	}
-	for k := range keys {
-		if want[k] != got[k] {
-			probs = append(probs, fmt.Sprintf("%s on %s: %s %q: %d, expected %d", suite, preset, what, strings.TrimSpace(k), got[k], want[k]))
-		}
-	}
-	return probs
+	fmt.Println("wrote", path)
+	return nil
 }

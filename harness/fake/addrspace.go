@@ -44,6 +44,9 @@ type region struct {
 	// ipcRefs counts cuIpcOpenMemHandle calls (guarded by Backend.mu).
 	ipcRefs int
 	host    *backend.HostBuffer
+	// born numbers cuMemAlloc regions in the order they were made
+	// (peer-enable-misses-earlier-allocs).
+	born uint64
 }
 
 func (r *region) contains(addr, n uint64) bool {

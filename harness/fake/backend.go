@@ -33,9 +33,15 @@ type Backend struct {
 	as          *addrSpace
 	slotFD      int
 
-	mu        sync.Mutex
-	closed    bool
-	peerAPI   [][]bool // cuCtxEnablePeerAccess calls in effect (accessor, owner)
+	mu      sync.Mutex
+	closed  bool
+	peerAPI [][]bool // cuCtxEnablePeerAccess calls in effect (accessor, owner)
+	// enabledAt[a][o] is the last allocation number when peer access a→o
+	// was enabled (peer-enable-misses-earlier-allocs, guarded by mu).
+	enabledAt [][]uint64
+	// allocSeq numbers cuMemAlloc regions in the order they were made
+	// (guarded by mu).
+	allocSeq  uint64
 	objects   map[string]*memObject
 	allocs    map[uint64]*region // cuMemAlloc base → region
 	hosts     map[uint64]*region
@@ -113,6 +119,7 @@ func Open(preset string, defects []string, opts ...Option) (*Backend, error) {
 	for i := 0; i < n; i++ {
 		b.devs = append(b.devs, &device{info: ps.deviceInfo(i)})
 		b.peerAPI[i] = make([]bool, n)
+		b.enabledAt = append(b.enabledAt, make([]uint64, n))
 		b.access[i] = make([]atomic.Bool, n)
 		b.pairs[i] = make([]pairSpec, n)
 		for j := 0; j < n; j++ {

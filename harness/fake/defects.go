@@ -10,13 +10,17 @@ import (
 )
 
 // DefectInfo describes an injectable driver defect: what goes wrong, the
-// suite whose specs must catch it, and the preset it is injected on by
-// `make mutation` (the one where it shows).
+// suite whose specs must catch it, the preset it is injected on by
+// `make mutation` (the one where it shows), and the check IDs that must
+// catch it. A defect is caught only when one of its catchers fails on its
+// own assertion; a crash or a failure of any other spec does not count, so
+// the catchers are what the suite claims to be able to detect.
 type DefectInfo struct {
 	Name        string
 	Suite       string // access, ipc, vmm, atomics, ordering, bandwidth
 	Preset      string
 	Description string
+	Catchers    []string // check IDs ("access.peer-copy") of Suite
 }
 
 // Gated reports whether only a gated run catches the defect: the owning
@@ -53,6 +57,12 @@ const (
 	dVMMGranularityLax
 	dFreeLeaks
 	dSlowPeerCopy
+	dPeerEnableMissesEarlier
+	dAtomicsU64LoseUpdates
+	dPeerCopyOneWayDropped
+	dIPCImportWritesDropped
+	dVMMPeerWritesDropped
+	dHostMappedWritesDropped
 	dCopySizeCap
 )
 
@@ -82,51 +92,94 @@ var defectTable = []struct {
 	info DefectInfo
 }{
 	{dPeerEnableBothWays, DefectInfo{"peer-enable-both-ways", "access", "h200x2",
-		"enabling peer access A→B also lets B's kernels touch A's memory"}},
+		"enabling peer access A→B also lets B's kernels touch A's memory",
+		[]string{"access.enable-is-directional"}}},
 	{dPeerStoreDropped, DefectInfo{"peer-store-dropped", "access", "h200x2",
-		"kernel stores from GPU0 into GPU1's memory are silently dropped"}},
+		"kernel stores from GPU0 into GPU1's memory are silently dropped",
+		[]string{"access.kernel-remote-write", "access.enable-covers-allocations"}}},
 	{dPeerCopyCorrupts, DefectInfo{"peer-copy-corrupts", "access", "h200x2",
-		"copies between two GPUs' memory flip the middle word of the destination"}},
+		"copies between two GPUs' memory flip the middle word of the destination",
+		[]string{"access.peer-copy"}}},
 	{dCanAccessPeerLies, DefectInfo{"can-access-peer-lies", "access", "pcie4-nop2p",
-		"CanAccessPeer, ACCESS_SUPPORTED and NVML claim P2P on pairs without it; enabling succeeds, peer stores vanish and peer loads read 0"}},
+		"CanAccessPeer, ACCESS_SUPPORTED and NVML claim P2P on pairs without it; enabling succeeds, peer stores vanish and peer loads read 0",
+		[]string{"access.capability-per-direction"}}},
 	{dPeerDisableIgnored, DefectInfo{"peer-disable-ignored", "access", "h200x2",
-		"cuCtxDisablePeerAccess succeeds but kernels keep access to the peer's memory"}},
+		"cuCtxDisablePeerAccess succeeds but kernels keep access to the peer's memory",
+		[]string{"access.enable-errors"}}},
 	{dSelfPeerAllowed, DefectInfo{"self-peer-allowed", "access", "h200x2",
-		"cuDeviceCanAccessPeer(d, d) reports 1"}},
+		"cuDeviceCanAccessPeer(d, d) reports 1",
+		[]string{"access.self-is-not-a-peer"}}},
 	{dPointerOwnerWrong, DefectInfo{"pointer-owner-wrong", "access", "h200x2",
-		"CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL reports 0 for every pointer"}},
+		"CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL reports 0 for every pointer",
+		[]string{"access.uva-owner"}}},
 	{dAtomicsLoseUpdates, DefectInfo{"atomics-lose-updates", "atomics", "h200x2",
-		"every 16th atomic read-modify-write by one GPU on another GPU's memory is lost"}},
+		"every 16th atomic read-modify-write by one GPU on another GPU's memory is lost",
+		[]string{"atomics.concurrent-sys-rmw"}}},
 	{dHostAtomicsLoseUpdates, DefectInfo{"host-atomics-lose-updates", "atomics", "single",
-		"every 16th GPU atomic read-modify-write on pinned host memory is lost"}},
+		"every 16th GPU atomic read-modify-write on pinned host memory is lost",
+		[]string{"atomics.host-native"}}},
 	{dAtomicCapsOverstate, DefectInfo{"atomic-caps-overstate", "atomics", "mixed",
-		"cuDeviceGetP2PAtomicCapabilities claims every operation native on P2P pairs whose NATIVE_ATOMIC_SUPPORTED is 0 or partial"}},
+		"cuDeviceGetP2PAtomicCapabilities claims every operation native on P2P pairs whose NATIVE_ATOMIC_SUPPORTED is 0 or partial",
+		[]string{"atomics.capability-report"}}},
 	{dStreamWaitIgnored, DefectInfo{"stream-wait-ignored", "ordering", "h200x2",
-		"cuStreamWaitEvent on an event of another GPU (an IPC-imported event exported from another GPU included) does nothing"}},
+		"cuStreamWaitEvent on an event of another GPU (an IPC-imported event exported from another GPU included) does nothing",
+		[]string{"ordering.cross-device-event-handoff"}}},
 	{dEventCompletesEarly, DefectInfo{"event-completes-early", "ordering", "h200x2",
-		"an event reports complete as soon as it is recorded, before the work queued before it"}},
+		"an event reports complete as soon as it is recorded, before the work queued before it",
+		[]string{"ordering.cross-device-event-handoff"}}},
 	{dReleaseNotOrdered, DefectInfo{"release-not-ordered", "ordering", "h200x2",
-		"a release store or RMW does not wait for the thread's earlier weak/relaxed stores (held in a store buffer until a fence or the thread's end)"}},
+		"a release store or RMW does not wait for the thread's earlier weak/relaxed stores (held in a store buffer until a fence or the thread's end)",
+		[]string{"ordering.flag-handoff-sys"}}},
 	{dElapsedTimeCrossDevice, DefectInfo{"elapsed-time-cross-device", "ordering", "h200x2",
-		"cuEventElapsedTime of events of two GPUs returns a time instead of failing"}},
+		"cuEventElapsedTime of events of two GPUs returns a time instead of failing",
+		[]string{"ordering.elapsed-time-across-devices"}}},
 	{dIPCCloseFreesExporter, DefectInfo{"ipc-close-frees-exporter", "ipc", "h200x2",
-		"cuIpcCloseMemHandle in the importer frees and poisons the exporter's allocation"}},
+		"cuIpcCloseMemHandle in the importer frees and poisons the exporter's allocation",
+		[]string{"ipc.close-then-free"}}},
 	{dIPCSameProcessOpen, DefectInfo{"ipc-same-process-open", "ipc", "h200x2",
-		"cuIpcOpenMemHandle in the exporting process succeeds"}},
+		"cuIpcOpenMemHandle in the exporting process succeeds",
+		[]string{"ipc.same-process-open-rejected"}}},
 	{dIPCEventFlagsLax, DefectInfo{"ipc-event-flags-lax", "ipc", "h200x2",
-		"cuEventCreate accepts INTERPROCESS without DISABLE_TIMING"}},
+		"cuEventCreate accepts INTERPROCESS without DISABLE_TIMING",
+		[]string{"ipc.event-flags"}}},
 	{dVMMAccessBeforeSet, DefectInfo{"vmm-access-before-set", "vmm", "h200x2",
-		"a new mapping is readable and writable by every GPU before cuMemSetAccess, and cuMemGetAccess says PROT_READWRITE"}},
+		"a new mapping is readable and writable by every GPU before cuMemSetAccess, and cuMemGetAccess says PROT_READWRITE",
+		[]string{"vmm.no-access-until-set"}}},
 	{dVMMReleaseFreesMapped, DefectInfo{"vmm-release-frees-mapped", "vmm", "h200x2",
-		"cuMemRelease frees (and poisons) physical memory that is still mapped"}},
+		"cuMemRelease frees (and poisons) physical memory that is still mapped",
+		[]string{"vmm.release-while-mapped"}}},
 	{dVMMGranularityLax, DefectInfo{"vmm-granularity-lax", "vmm", "h200x2",
-		"cuMemCreate accepts sizes that are not a multiple of the granularity"}},
+		"cuMemCreate accepts sizes that are not a multiple of the granularity",
+		[]string{"vmm.granularity"}}},
 	{dFreeLeaks, DefectInfo{"free-leaks", "ipc", "h200x2",
-		"cuMemFree succeeds but the memory stays allocated, so free memory never returns to its baseline"}},
+		"cuMemFree succeeds but the memory stays allocated, so free memory never returns to its baseline",
+		[]string{"ipc.close-then-free"}}},
 	{dSlowPeerCopy, DefectInfo{Name: "slow-peer-copy", Suite: "bandwidth", Preset: "h200x2",
-		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) and kernels' accesses to a peer GPU's memory run at 50 MB/s (the stream stalls after the work until bytes/rate has passed since it began), so event-timed peer bandwidth drops far below a clean run's; caught only against that run's baseline"}},
+		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) and kernels' accesses to a peer GPU's memory run at 50 MB/s (the stream stalls after the work until bytes/rate has passed since it began), so event-timed peer bandwidth drops far below a clean run's; caught only against that run's baseline",
+		Catchers:    []string{"bandwidth.copy-engine"}}},
+
+	// Defects modelled on driver bugs users have reported.
+	{dPeerEnableMissesEarlier, DefectInfo{Name: "peer-enable-misses-earlier-allocs", Suite: "access", Preset: "h200x2",
+		Description: "cuCtxEnablePeerAccess maps only the peer's allocations made after the enable: a kernel touching an older cuMemAlloc allocation of the peer faults with ILLEGAL_ADDRESS",
+		Catchers:    []string{"access.enable-covers-allocations", "access.enable-errors"}}},
+	{dAtomicsU64LoseUpdates, DefectInfo{Name: "atomics-u64-lose-updates", Suite: "atomics", Preset: "h200x2",
+		Description: "every 16th 64-bit atomic read-modify-write by one GPU on another GPU's memory is lost; 32-bit atomics are exact",
+		Catchers:    []string{"atomics.concurrent-sys-rmw"}}},
+	{dPeerCopyOneWayDropped, DefectInfo{Name: "peer-copy-one-way-dropped", Suite: "access", Preset: "h200x2",
+		Description: "copies from GPU1's memory into GPU0's memory complete without writing anything; the other direction and kernels' peer loads and stores work",
+		Catchers:    []string{"access.peer-copy"}}},
+	{dIPCImportWritesDropped, DefectInfo{Name: "ipc-import-writes-dropped", Suite: "ipc", Preset: "h200x2",
+		Description: "kernel stores through a cuIpcOpenMemHandle mapping are silently dropped, while loads through it read the exporter's data",
+		Catchers:    []string{"ipc.mem-handle-roundtrip"}}},
+	{dVMMPeerWritesDropped, DefectInfo{Name: "vmm-peer-writes-dropped", Suite: "vmm", Preset: "h200x2",
+		Description: "GPU1's kernel stores into a VMM mapping of GPU0's memory are silently dropped although cuMemSetAccess granted PROT_READWRITE; loads, and stores from GPU0 into GPU1's memory, work",
+		Catchers:    []string{"vmm.peer-access-grant"}}},
+	{dHostMappedWritesDropped, DefectInfo{Name: "host-mapped-writes-dropped", Suite: "access", Preset: "h200x2",
+		Description: "GPU1's kernel stores into mapped pinned host memory are silently dropped; its loads from it, and GPU0's stores, work",
+		Catchers:    []string{"access.host-mapped"}}},
 	{dCopySizeCap, DefectInfo{Name: "copy-size-cap", Suite: "access", Preset: "h200x2",
-		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) silently stop after 64 MiB + 4 KiB: the rest of the destination is left untouched and the call and the stream report success; caught by access.peer-copy at its sizes above the cap"}},
+		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) silently stop after 64 MiB + 4 KiB: the rest of the destination is left untouched and the call and the stream report success; caught by access.peer-copy at its sizes above the cap",
+		Catchers:    []string{"access.peer-copy"}}},
 }
 
 // Defects lists every injectable defect.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // symptoms: for each defect, a probe that reports whether the wrong
@@ -147,6 +148,61 @@ var symptoms = map[string]func(t *testing.T, b *Backend) bool{
 		free, _, _ := b.MemInfo(0)
 		return free != base
 	},
+	"peer-enable-misses-earlier-allocs": func(t *testing.T, b *Backend) bool {
+		before, _ := b.Alloc(1, 256)
+		must(t, b.EnablePeerAccess(0, 1))
+		after, _ := b.Alloc(1, 256)
+		must(t, launch(t, b, 0, kStore, uint64(after), 1, 1))
+		return launch(t, b, 0, kStore, uint64(before), 1, 1) != nil
+	},
+	"atomics-u64-lose-updates": func(t *testing.T, b *Backend) bool {
+		ctr, _ := b.Alloc(0, 64)
+		must(t, b.EnablePeerAccess(1, 0))
+		must(t, launch(t, b, 1, kAdd, uint64(ctr), 32, 100))
+		if words(t, b, 0, ctr, 1)[0] != 3200 {
+			t.Error("32-bit atomics lost updates too")
+		}
+		must(t, launch(t, b, 1, kAdd64, uint64(ctr+8), 32, 100))
+		return words(t, b, 0, ctr, 3)[2] != 3200
+	},
+	"peer-copy-one-way-dropped": func(t *testing.T, b *Backend) bool {
+		b0, _ := b.Alloc(0, 256)
+		b1, _ := b.Alloc(1, 256)
+		fillWords(t, b, 0, b0, 64, func(i int) uint32 { return 5 })
+		fillWords(t, b, 1, b1, 64, func(i int) uint32 { return 7 })
+		s, _ := b.NewStream(0)
+		must(t, b.CopyPeerAsync(s, b1+128, 1, b0, 0, 128))
+		must(t, b.CopyPeerAsync(s, b0+128, 0, b1, 1, 128))
+		must(t, wait(t, b, s))
+		if words(t, b, 1, b1, 64)[32] != 5 {
+			t.Error("the GPU0→GPU1 copy was dropped too")
+		}
+		return words(t, b, 0, b0, 64)[32] != 7
+	},
+	"ipc-import-writes-dropped": func(t *testing.T, b *Backend) bool {
+		imp := openIn(t, b.StateDir(), b.preset.name, b.defectNames...)
+		p, _ := exported(t, b, 0)
+		h, _ := b.IPCGetMemHandle(0, p)
+		q, err := imp.IPCOpenMemHandle(0, h)
+		must(t, err)
+		must(t, launch(t, imp, 0, kStore, uint64(q), 5, 4))
+		return words(t, b, 0, p, 1)[0] != 5
+	},
+	"vmm-peer-writes-dropped": func(t *testing.T, b *Backend) bool {
+		_, p := mapped(t, b, 0, 0, []backend.Access{{Device: 0, Flags: backend.ProtReadWrite}, {Device: 1, Flags: backend.ProtReadWrite}})
+		must(t, launch(t, b, 1, kStore, uint64(p), 5, 4))
+		return words(t, b, 0, p, 1)[0] != 5
+	},
+	"host-mapped-writes-dropped": func(t *testing.T, b *Backend) bool {
+		h, err := b.HostAlloc(0, 64, backend.HostAllocDeviceMap|backend.HostAllocPortable)
+		must(t, err)
+		must(t, launch(t, b, 0, kStore, uint64(h.Ptr), 5, 1))
+		if leU32(h.Mem) != 5 {
+			t.Error("GPU0's store into pinned host memory was dropped too")
+		}
+		must(t, launch(t, b, 1, kStore, uint64(h.Ptr), 9, 1))
+		return leU32(h.Mem) != 9
+	},
 	"copy-size-cap": func(t *testing.T, b *Backend) bool {
 		// The words just before and just after the cap, and the last one.
 		const n = copySizeCap + 4096 + 12
@@ -166,6 +222,18 @@ var symptoms = map[string]func(t *testing.T, b *Backend) bool{
 		return above != 0x01020304 || last != 0x01020304
 	},
 }
+
+// kAdd64: n threads each add 1 to the 64-bit *p iters times with atom.add.sys.
+var kAdd64 = testKernel("add64", func(g kernels.Grid, a []uint64) error {
+	return g.Threads(int(a[1]), func(t kernels.Thread) error {
+		for i := uint64(0); i < a[2]; i++ {
+			if _, err := t.Atomic(kernels.OpAdd, a[0], kernels.TU64, 1, 0, kernels.Relaxed, kernels.Sys); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}, pPtr, pU32, kernels.Param{Name: "iters", Kind: kernels.U32})
 
 func TestEachDefectShowsAlone(t *testing.T) {
 	for _, d := range Defects() {

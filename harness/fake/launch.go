@@ -229,6 +229,9 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 		if d != r.phys && !g.b.access[d][r.phys].Load() {
 			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: GPU%d's memory, peer access GPU%d→GPU%d not enabled", d, what, addr, r.phys, d, r.phys)
 		}
+		if d != r.phys && g.b.defects.has(dPeerEnableMissesEarlier) && g.b.allocBeforeEnable(r, d) {
+			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: GPU%d's allocation made before peer access GPU%d→GPU%d was enabled", d, what, addr, r.phys, d, r.phys)
+		}
 	case kindIPC:
 		if d != r.ctx {
 			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: IPC mapping opened in GPU%d's context", d, what, addr, r.ctx)
@@ -250,8 +253,22 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 		return r, modePhantom, nil
 	case write && d == 0 && r.phys == 1 && g.b.defects.has(dPeerStoreDropped):
 		return r, modeDrop, nil
+	case write && r.kind == kindIPC && g.b.defects.has(dIPCImportWritesDropped):
+		return r, modeDrop, nil
+	case write && r.kind == kindVMM && d == 1 && r.phys == 0 && g.b.defects.has(dVMMPeerWritesDropped):
+		return r, modeDrop, nil
+	case write && r.kind == kindHost && d == 1 && g.b.defects.has(dHostMappedWritesDropped):
+		return r, modeDrop, nil
 	}
 	return r, modeOK, nil
+}
+
+// allocBeforeEnable says whether r, a cuMemAlloc region of another GPU,
+// was made before GPU d last enabled peer access to that GPU.
+func (b *Backend) allocBeforeEnable(r *region, d int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return r.born <= b.enabledAt[d][r.phys]
 }
 
 func (g *grid) raise(code cuerr.Result, format string, args ...any) error {

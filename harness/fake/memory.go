@@ -146,7 +146,8 @@ func (b *Backend) Alloc(d backend.Device, size uint64) (backend.DevicePtr, error
 		b.unref(o)
 		return 0, errf(fn, cuerr.OutOfMemory, "the fake address space is full")
 	}
-	r := &region{base: base, size: size, mem: o.mem[:size], kind: kindAlloc, phys: int(d), ctx: int(d), obj: o}
+	b.allocSeq++
+	r := &region{base: base, size: size, mem: o.mem[:size], kind: kindAlloc, phys: int(d), ctx: int(d), obj: o, born: b.allocSeq}
 	b.as.insert(r)
 	b.allocs[base] = r
 	return backend.DevicePtr(base), nil

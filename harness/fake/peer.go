@@ -146,6 +146,7 @@ func (b *Backend) EnablePeerAccess(accessor, owner backend.Device) error {
 		return errf(fn, cuerr.PeerAccessAlreadyEnabled, "GPU%d→GPU%d", a, o)
 	}
 	b.peerAPI[a][o] = true
+	b.enabledAt[a][o] = b.allocSeq
 	b.access[a][o].Store(true)
 	if b.defects.has(dPeerEnableBothWays) {
 		b.access[o][a].Store(true)

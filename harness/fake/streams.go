@@ -207,9 +207,12 @@ func (b *Backend) runCopy(st *stream, check func() (*region, []byte, *region, []
 		return false
 	}
 	peer = dr.phys >= 0 && sr.phys >= 0 && dr.phys != sr.phys
-	if b.defects.has(dCopySizeCap) && peer && n > copySizeCap {
+	switch {
+	case b.defects.has(dPeerCopyOneWayDropped) && dr.phys == 0 && sr.phys == 1:
+		// the copy writes nothing
+	case b.defects.has(dCopySizeCap) && peer && n > copySizeCap:
 		copy(dm[:copySizeCap], sm[:copySizeCap])
-	} else {
+	default:
 		copy(dm, sm)
 	}
 	if b.defects.has(dPeerCopyCorrupts) && peer && n >= 4 {

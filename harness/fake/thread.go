@@ -168,7 +168,9 @@ func (t *thread) Atomic(op kernels.AtomOp, addr uint64, ty kernels.Type, bv, cv 
 	}
 	b := t.g.b
 	lose := false
-	if (r.phys >= 0 && r.phys != t.g.dev && b.defects.has(dAtomicsLoseUpdates)) ||
+	remote := r.phys >= 0 && r.phys != t.g.dev
+	if (remote && b.defects.has(dAtomicsLoseUpdates)) ||
+		(remote && size == 8 && b.defects.has(dAtomicsU64LoseUpdates)) ||
 		(r.phys < 0 && b.defects.has(dHostAtomicsLoseUpdates)) {
 		lose = b.remoteRMW.Add(1)%16 == 0
 	}

@@ -121,7 +121,7 @@ func eventTime(t *testing.T, b *Backend, dev backend.Device, enqueue func(s back
 	t.Helper()
 	s, err := b.NewStream(dev)
 	must(t, err)
-	defer b.DestroyStream(s)
+	defer func() { must(t, b.DestroyStream(s)) }()
 	start, err := b.NewEvent(dev, backend.EventDefault)
 	must(t, err)
 	end, err := b.NewEvent(dev, backend.EventDefault)

@@ -22,6 +22,8 @@ import (
 
 // exported allocates 64 words on d filled with 1000+i and returns the
 // pointer and its IPC handle in hex.
+//
+//nolint:unparam // the exporting GPU is the caller's, whatever the tests use today
 func exported(t *testing.T, b *Backend, d backend.Device) (backend.DevicePtr, string) {
 	t.Helper()
 	p, err := b.Alloc(d, 256)

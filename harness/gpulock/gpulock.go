@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+// Package gpulock gives a run exclusive use of its GPUs. Leak and lifetime
+// checks compare device-wide free memory with a baseline and bandwidth
+// checks assume the links are idle, so two runs on one GPU would read each
+// other's allocations and traffic as the GPU's own behaviour. A run
+// therefore holds one lock per GPU, keyed by the GPU's UUID: an flock on
+// <dir>/<uuid>.lock in a directory every user of the machine shares, with
+// the holder's PID, host, start time and command line written in the file
+// so that a refused run can name it.
+//
+// The kernel drops an flock when its process dies, so a holder that was
+// killed never blocks the next run; the file it leaves behind only records
+// who held it last. Locks are taken in sorted UUID order, so two runs
+// asking for overlapping sets never deadlock. The lock file descriptors are
+// close-on-exec: helper processes a suite starts do not inherit the lock
+// and never take one themselves.
+//
+// An outer runner that holds the GPUs for several suite processes passes
+// the lock down in P2PCONF_LOCK_HELD=<dir>:<pid>; a child accepts a GPU
+// whose lock is held by <pid> when <pid> is one of its ancestors.
+package gpulock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Environment variables that configure the lock.
+const (
+	// EnvDir is the lock directory (default: DefaultDir).
+	EnvDir = "P2PCONF_LOCK_DIR"
+	// EnvWait is how long a run waits for a busy GPU (a Go duration;
+	// default 0: fail at once).
+	EnvWait = "P2PCONF_LOCK_WAIT"
+	// EnvHeld is "<dir>:<pid>": an ancestor process holds the locks.
+	EnvHeld = "P2PCONF_LOCK_HELD"
+)
+
+// Candidate lock directories, in order of preference: /run/lock is shared by
+// every process of the host more often than /dev/shm, which job schedulers
+// and containers tend to make private.
+var defaultDirs = []string{"/run/lock/p2pconf", "/dev/shm/p2pconf"}
+
+// pollInterval is how often a waiting run retries a busy lock.
+const pollInterval = 100 * time.Millisecond
+
+// DefaultDir is the first of /run/lock/p2pconf and /dev/shm/p2pconf whose
+// parent is a directory, or the first if neither is.
+func DefaultDir() string {
+	for _, d := range defaultDirs {
+		if fi, err := os.Stat(filepath.Dir(d)); err == nil && fi.IsDir() {
+			return d
+		}
+	}
+	return defaultDirs[0]
+}
+
+// Lock is the set of per-GPU locks one process holds.
+type Lock struct {
+	dir   string
+	files []*os.File // held flocks, in UUID order
+	// inherited are the UUIDs an ancestor holds for this process.
+	inherited []string
+}
+
+// BusyError says a GPU's lock is held by another run.
+type BusyError struct {
+	UUID   string
+	Path   string
+	Holder Holder // as the lock file records it (zero if unreadable)
+	Waited time.Duration
+}
+
+func (e *BusyError) Error() string {
+	wait := "did not wait (set " + EnvWait + " to wait)"
+	if e.Waited > 0 {
+		wait = fmt.Sprintf("waited %s (%s)", e.Waited.Round(time.Millisecond), EnvWait)
+	}
+	return fmt.Sprintf("GPU %s is in use by another p2pconf run, %s; %s (lock %s)", e.UUID, e.Holder, wait, e.Path)
+}
+
+// Options are what Acquire needs besides the UUIDs.
+type Options struct {
+	Dir  string        // lock directory; DefaultDir when empty
+	Wait time.Duration // how long to wait for a busy GPU; 0: not at all
+	// Held is an EnvHeld value ("<dir>:<pid>"); empty when no ancestor
+	// holds the locks.
+	Held string
+	// Command is written into the lock file; os.Args when empty.
+	Command []string
+}
+
+// OptionsFromEnv reads EnvDir, EnvWait and EnvHeld.
+func OptionsFromEnv() (Options, error) {
+	o := Options{Dir: os.Getenv(EnvDir), Held: os.Getenv(EnvHeld)}
+	if v := os.Getenv(EnvWait); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return o, fmt.Errorf("gpulock: %s=%q: want a duration such as 30s or 10m", EnvWait, v)
+		}
+		o.Wait = d
+	}
+	return o, nil
+}
+
+// Acquire locks every GPU in uuids, in sorted order, waiting up to o.Wait
+// for each busy one (the wait is shared: it bounds the whole call). On
+// error it releases what it took and returns a *BusyError for a GPU held
+// by another run.
+func Acquire(ctx context.Context, uuids []string, o Options) (*Lock, error) {
+	if o.Dir == "" {
+		o.Dir = DefaultDir()
+	}
+	if err := ensureDir(o.Dir); err != nil {
+		return nil, err
+	}
+	ancestor, err := heldBy(o.Held, o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cmd := o.Command
+	if len(cmd) == 0 {
+		cmd = os.Args
+	}
+	me := Self(cmd)
+	l := &Lock{dir: o.Dir}
+	start := time.Now()
+	deadline := start.Add(o.Wait)
+	for _, u := range sortedUnique(uuids) {
+		if err := l.take(ctx, u, me, ancestor, deadline, start); err != nil {
+			l.Release()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// take locks one GPU's file, retrying until deadline while another run
+// holds it. A lock held by ancestor (an EnvHeld holder that is one of this
+// process's ancestors) counts as this process's.
+func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, deadline, start time.Time) error {
+	path := filepath.Join(l.dir, fileName(uuid))
+	f, err := openLockFile(path)
+	if err != nil {
+		return err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			if err := writeHolder(f, me); err != nil {
+				_ = f.Close()
+				return fmt.Errorf("gpulock: record the holder in %s: %w", path, err)
+			}
+			l.files = append(l.files, f)
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			_ = f.Close()
+			return fmt.Errorf("gpulock: flock %s: %w", path, err)
+		}
+		h := readHolder(path)
+		if ancestor > 0 && h.PID == ancestor && h.Host == me.Host {
+			_ = f.Close()
+			l.inherited = append(l.inherited, uuid)
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			_ = f.Close()
+			return &BusyError{UUID: uuid, Path: path, Holder: h, Waited: time.Since(start)}
+		}
+		select {
+		case <-ctx.Done():
+			_ = f.Close()
+			return fmt.Errorf("gpulock: waiting for GPU %s (%s): %w", uuid, h, ctx.Err())
+		case <-time.After(min(pollInterval, time.Until(deadline))):
+		}
+	}
+}
+
+// Release drops every lock this process holds (closing the file drops the
+// flock; the file stays, recording the last holder). Locks an ancestor
+// holds are not touched. Calling it twice is harmless.
+func (l *Lock) Release() {
+	if l == nil {
+		return
+	}
+	for _, f := range l.files {
+		_ = f.Close()
+	}
+	l.files = nil
+}
+
+// Dir is the lock directory.
+func (l *Lock) Dir() string { return l.dir }
+
+// Held lists the UUIDs this process locked itself.
+func (l *Lock) Held() []string {
+	var out []string
+	for _, f := range l.files {
+		out = append(out, strings.TrimSuffix(filepath.Base(f.Name()), ".lock"))
+	}
+	return out
+}
+
+// Inherited lists the UUIDs an ancestor holds for this process.
+func (l *Lock) Inherited() []string { return append([]string(nil), l.inherited...) }
+
+// HeldEnv is the EnvHeld assignment that hands this process's locks down
+// to its child processes ("P2PCONF_LOCK_HELD=<dir>:<pid>").
+func (l *Lock) HeldEnv() string { return fmt.Sprintf("%s=%s:%d", EnvHeld, l.dir, os.Getpid()) }
+
+// heldBy parses an EnvHeld value and returns the holder PID when it is an
+// ancestor of this process and names the same directory; 0 when held is
+// empty. A value naming another directory or a process that is not an
+// ancestor is ignored (the child then locks for itself, and finds the GPUs
+// busy if someone else holds them); a malformed value is an error.
+func heldBy(held, dir string) (int, error) {
+	if held == "" {
+		return 0, nil
+	}
+	d, p, ok := strings.Cut(held, ":")
+	var pid int
+	if _, err := fmt.Sscanf(p, "%d", &pid); !ok || err != nil || pid <= 0 || d == "" {
+		return 0, fmt.Errorf("gpulock: %s=%q: want <dir>:<pid>", EnvHeld, held)
+	}
+	if filepath.Clean(d) != filepath.Clean(dir) || !isAncestor(pid) {
+		return 0, nil
+	}
+	return pid, nil
+}
+
+// isAncestor reports whether pid is this process's parent, grandparent, ...
+func isAncestor(pid int) bool {
+	for p, n := os.Getppid(), 0; p > 0 && n < 64; n++ {
+		if p == pid {
+			return true
+		}
+		if p == 1 {
+			break
+		}
+		p = parentOf(p)
+	}
+	return false
+}
+
+// parentOf reads the parent PID of pid from /proc/<pid>/stat; 0 if it
+// cannot. The command name (field 2) may hold spaces and parentheses, so
+// the fields are read after its last ')'.
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	var state string
+	var ppid int
+	if _, err := fmt.Sscanf(s[i+1:], " %s %d", &state, &ppid); err != nil {
+		return 0
+	}
+	return ppid
+}
+
+// fileName is the lock file of a GPU: its UUID with any path separator
+// replaced, plus ".lock".
+func fileName(uuid string) string {
+	return strings.NewReplacer("/", "_", "\x00", "_").Replace(uuid) + ".lock"
+}
+
+func sortedUnique(uuids []string) []string {
+	s := slices.Clone(uuids)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// ensureDir creates dir shared by every user: world-writable with the
+// sticky bit, so any user may create a lock file and none may delete
+// another's. An existing directory is used as it is.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("gpulock: create the lock directory %s (%s): %w", dir, EnvDir, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("gpulock: lock directory %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("gpulock: lock directory %s is not a directory", dir)
+	}
+	const shared = os.ModeSticky | 0o777
+	if fi.Mode()&shared != shared {
+		// Only the owner can change it; another user's directory without
+		// the bits still works for its owner, and the error below says
+		// why it does not for others.
+		_ = os.Chmod(dir, shared|os.ModeDir)
+	}
+	return nil
+}
+
+// openLockFile opens path for locking, creating it if needed. It opens an
+// existing file without O_CREAT first: with fs.protected_regular, O_CREAT
+// on another user's file in a sticky world-writable directory is refused
+// even when the file exists and is writable.
+func openLockFile(path string) (*os.File, error) {
+	for range 3 {
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("gpulock: open %s: %w (every user of the GPUs needs read-write access to it; see %s)", path, err, EnvDir)
+		}
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			// The umask narrowed the mode; other users must be able to
+			// open the file to lock it.
+			_ = f.Chmod(0o666)
+			return f, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("gpulock: create %s: %w", path, err)
+		}
+	}
+	return nil, fmt.Errorf("gpulock: open %s: it keeps appearing and disappearing", path)
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package gpulock
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as a second run: with envRole set it takes the
+// locks named in envArg, says "held" (or the error) on stdout and keeps
+// them until its stdin closes.
+const (
+	envRole = "GPULOCK_TEST_ROLE"
+	envArg  = "GPULOCK_TEST_UUIDS"
+	envDir  = "GPULOCK_TEST_DIR"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envRole) == "hold" {
+		os.Exit(holdRole())
+	}
+	os.Exit(m.Run())
+}
+
+func holdRole() int {
+	o, err := OptionsFromEnv()
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	o.Dir = os.Getenv(envDir)
+	l, err := Acquire(context.Background(), strings.Split(os.Getenv(envArg), ","), o)
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Printf("held %s inherited %s\n", strings.Join(l.Held(), ","), strings.Join(l.Inherited(), ","))
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	l.Release()
+	return 0
+}
+
+// holder is a second process holding locks until stop is called.
+type holder struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	line  string // its first line of output
+}
+
+func startHolder(t *testing.T, dir string, uuids []string, env ...string) *holder {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envRole+"=hold", envArg+"="+strings.Join(uuids, ","), envDir+"="+dir)
+	cmd.Env = append(cmd.Env, env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h := &holder{cmd: cmd, stdin: stdin}
+	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("holder process said nothing: %v", err)
+	}
+	h.line = strings.TrimSpace(line)
+	return h
+}
+
+func (h *holder) stop(t *testing.T) {
+	t.Helper()
+	_ = h.stdin.Close()
+	if err := h.cmd.Wait(); err != nil {
+		t.Fatalf("holder process: %v", err)
+	}
+}
+
+var gpus = []string{"GPU-bbbb", "GPU-aaaa"}
+
+func TestSecondRunFailsFastNamingTheHolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "locks")
+	h := startHolder(t, dir, gpus)
+	if !strings.HasPrefix(h.line, "held GPU-aaaa,GPU-bbbb") {
+		t.Fatalf("holder: %q, want both GPUs held in sorted order", h.line)
+	}
+	start := time.Now()
+	l, err := Acquire(context.Background(), []string{"GPU-aaaa"}, Options{Dir: dir, Command: []string{"second"}})
+	if err == nil {
+		l.Release()
+		t.Fatal("a second run got a GPU another process holds")
+	}
+	var busy *BusyError
+	if !errors.As(err, &busy) {
+		t.Fatalf("error %v, want a *BusyError", err)
+	}
+	if busy.Holder.PID != h.cmd.Process.Pid || busy.UUID != "GPU-aaaa" {
+		t.Errorf("busy error names pid %d GPU %s, want pid %d GPU-aaaa", busy.Holder.PID, busy.UUID, h.cmd.Process.Pid)
+	}
+	host, _ := os.Hostname()
+	for _, want := range []string{fmt.Sprintf("pid %d", h.cmd.Process.Pid), "host " + host, "holding since", "command: " + os.Args[0], EnvWait} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("failing fast took %s", el)
+	}
+	// A disjoint GPU is free: concurrent runs on disjoint GPUs work.
+	l, err = Acquire(context.Background(), []string{"GPU-cccc"}, Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("a GPU nobody holds: %v", err)
+	}
+	l.Release()
+}
+
+func TestSecondRunWaitsForTheFirst(t *testing.T) {
+	dir := t.TempDir()
+	h := startHolder(t, dir, gpus)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = h.stdin.Close()
+	}()
+	start := time.Now()
+	l, err := Acquire(context.Background(), gpus, Options{Dir: dir, Wait: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("waiting for the holder to exit: %v", err)
+	}
+	defer l.Release()
+	if el := time.Since(start); el < 250*time.Millisecond {
+		t.Errorf("got the lock after %s, before the holder let it go", el)
+	}
+	if got := strings.Join(l.Held(), ","); got != "GPU-aaaa,GPU-bbbb" {
+		t.Errorf("held %q", got)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "GPU-aaaa.lock"))
+	if err != nil || decodeHolder(string(b)).PID != os.Getpid() {
+		t.Errorf("lock file after taking it: %q (%v), want this process (pid %d) recorded", b, err, os.Getpid())
+	}
+}
+
+func TestWaitRunsOut(t *testing.T) {
+	dir := t.TempDir()
+	h := startHolder(t, dir, gpus)
+	_, err := Acquire(context.Background(), gpus, Options{Dir: dir, Wait: 300 * time.Millisecond})
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Waited < 300*time.Millisecond || !strings.Contains(err.Error(), "waited") {
+		t.Fatalf("error %v, want a busy error after waiting 300ms", err)
+	}
+	h.stop(t)
+}
+
+func TestDeadHolderDoesNotBlock(t *testing.T) {
+	dir := t.TempDir()
+	h := startHolder(t, dir, gpus)
+	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = h.cmd.Wait()
+	b, err := os.ReadFile(filepath.Join(dir, "GPU-aaaa.lock"))
+	if err != nil || decodeHolder(string(b)).PID != h.cmd.Process.Pid {
+		t.Fatalf("the killed holder's file: %q (%v)", b, err)
+	}
+	l, err := Acquire(context.Background(), gpus, Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("a killed holder's stale file blocked the next run: %v", err)
+	}
+	l.Release()
+}
+
+func TestAncestorHandsTheLockDown(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(context.Background(), gpus, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	_, token, _ := strings.Cut(l.HeldEnv(), "=")
+	if want := fmt.Sprintf("%s:%d", dir, os.Getpid()); token != want {
+		t.Fatalf("HeldEnv %q, want %s=%s", l.HeldEnv(), EnvHeld, want)
+	}
+	child := startHolder(t, dir, gpus[:1], l.HeldEnv())
+	if child.line != "held  inherited GPU-bbbb" {
+		t.Errorf("child of the holder: %q, want GPU-bbbb inherited", child.line)
+	}
+	child.stop(t)
+
+	// A token naming a process that is not an ancestor is no pass.
+	child = startHolder(t, dir, gpus[:1], fmt.Sprintf("%s=%s:%d", EnvHeld, dir, os.Getpid()+100000))
+	if !strings.HasPrefix(child.line, "error: GPU GPU-bbbb is in use") || !strings.Contains(child.line, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("child with a stranger's token: %q, want busy naming pid %d", child.line, os.Getpid())
+	}
+	// A token for another directory does not count either.
+	child = startHolder(t, dir, gpus[:1], fmt.Sprintf("%s=%s:%d", EnvHeld, t.TempDir(), os.Getpid()))
+	if !strings.HasPrefix(child.line, "error: GPU GPU-bbbb is in use") {
+		t.Errorf("child with another directory's token: %q", child.line)
+	}
+}
+
+func TestLockDirectoryIsSharedAndSticky(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "locks")
+	l, err := Acquire(context.Background(), gpus, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := fi.Mode(); m&os.ModeSticky == 0 || m.Perm() != 0o777 {
+		t.Errorf("lock directory mode %v, want world-writable with the sticky bit", m)
+	}
+	fi, err = os.Stat(filepath.Join(dir, "GPU-aaaa.lock"))
+	if err != nil || fi.Mode().Perm() != 0o666 {
+		t.Errorf("lock file: %v, %v; want mode 0666 so that other users can lock it", fi, err)
+	}
+}
+
+func TestOptionsFromEnv(t *testing.T) {
+	t.Setenv(EnvDir, "/x")
+	t.Setenv(EnvWait, "1m30s")
+	t.Setenv(EnvHeld, "/x:12")
+	o, err := OptionsFromEnv()
+	if err != nil || o.Dir != "/x" || o.Wait != 90*time.Second || o.Held != "/x:12" {
+		t.Errorf("OptionsFromEnv: %+v, %v", o, err)
+	}
+	for _, bad := range []string{"soon", "-1s"} {
+		t.Setenv(EnvWait, bad)
+		if _, err := OptionsFromEnv(); err == nil || !strings.Contains(err.Error(), EnvWait) {
+			t.Errorf("%s=%s: error %v, want one naming the variable", EnvWait, bad, err)
+		}
+	}
+	if _, err := heldBy("no-pid", "/x"); err == nil {
+		t.Error("a malformed held token was accepted")
+	}
+}
+
+func TestHolderRoundTrip(t *testing.T) {
+	h := Holder{PID: 42, Host: "node1", Start: time.Date(2026, 12, 1, 2, 3, 4, 5, time.UTC), Command: "a.test -x=1\nsecond line"}
+	got := decodeHolder(h.encode())
+	if got.PID != 42 || got.Host != "node1" || !got.Start.Equal(h.Start) || got.Command != "a.test -x=1 second line" {
+		t.Errorf("round trip: %+v", got)
+	}
+	if s := (Holder{}).String(); !strings.Contains(s, "not recorded") {
+		t.Errorf("empty holder: %q", s)
+	}
+}

@@ -17,19 +17,31 @@ import (
 // ctx) for free memory to come back.
 const freeMemorySettle = 10 * time.Second
 
+// freeMemoryAccounting names what the free-memory checks need the GPU to
+// themselves for, in the error that ends them when it is not.
+const freeMemoryAccounting = "free device memory accounting (cuMemGetInfo against a baseline)"
+
 // FreeMemory is cuMemGetInfo's free bytes on g; a failed query fails the
-// spec.
+// spec. The figure is device-wide on purpose: the checks that read it
+// look for memory the driver still holds after a process is gone (a
+// killed importer's mapping), which no per-process figure shows. So it is
+// only meaningful while no other program uses g: the GPU's processes are
+// listed (NVML) before and after the reading, and if one that is not this
+// run's is there, the spec ends as an error naming it (RequireAlone).
 func (h *Harness) FreeMemory(g GPU) uint64 {
 	GinkgoHelper()
+	RequireAlone(freeMemoryAccounting, g)
 	free, _, err := h.b.MemInfo(g.Ordinal)
 	ExpectNoError(err, "cuMemGetInfo on %s", g)
+	RequireAlone(freeMemoryAccounting, g)
 	return free
 }
 
 // WaitFreeMemory polls dev's free memory (cuMemGetInfo) until it equals
 // baseline exactly, for at most 10 seconds within ctx, and returns the last
-// reading. It is exact on purpose: specs run serially, so nothing else runs
-// on the GPU during a spec, and a spec warms up every kernel, stream and
+// reading. It is exact on purpose: specs run serially and the run holds
+// its GPUs (the exclusive-use lock; ExpectFreeMemoryBackTo also checks
+// that no other program is on the GPU), and a spec warms up every kernel, stream and
 // export it uses before it reads its baseline, so any difference is memory
 // the driver still holds. It polls instead of reading once because the
 // driver may return memory asynchronously: a helper process's teardown is
@@ -48,10 +60,16 @@ func WaitFreeMemory(ctx context.Context, b backend.Backend, dev backend.Device, 
 
 // ExpectFreeMemoryBackTo fails the spec unless g's free memory comes back to
 // exactly baseline (WaitFreeMemory); after names what the spec did before
-// (released, closed, killed), for the failure message.
+// (released, closed, killed), for the failure message. When a program
+// other than this run uses g before or after the wait, the reading proves
+// nothing either way, and the spec ends as an error naming it instead of
+// passing or failing.
 func (h *Harness) ExpectFreeMemoryBackTo(ctx context.Context, g GPU, baseline uint64, after string) {
 	GinkgoHelper()
-	if last, err := WaitFreeMemory(ctx, h.b, g.Ordinal, baseline); err != nil {
+	RequireAlone(freeMemoryAccounting, g)
+	last, err := WaitFreeMemory(ctx, h.b, g.Ordinal, baseline)
+	RequireAlone(freeMemoryAccounting, g)
+	if err != nil {
 		Fail(fmt.Sprintf("free device memory on %s after %s: want the baseline %d bytes, last read %d (%+d): %v",
 			g, after, baseline, last, int64(last)-int64(baseline), err))
 	}

@@ -158,15 +158,19 @@ func freeMemoryMargin(bytes uint64) uint64 { return max(512<<20, bytes/8) }
 // cuMemGetInfo) plus a margin, for what; on the fake backend it also skips
 // above FakeMaxBuffer. Call it before the spec allocates or checks anything,
 // so that a GPU without room records the spec as not run, with the
-// reason, instead of failing it or passing it silently.
+// reason, instead of failing it or passing it silently. When another
+// program uses g, the room it takes says nothing about the GPU: the spec
+// then ends as an error naming that program, not as a skip.
 func (h *Harness) RequireFreeMemory(g GPU, bytes uint64, what string) {
 	GinkgoHelper()
 	if name := h.b.Name(); strings.HasPrefix(name, "fake") && bytes > FakeMaxBuffer {
 		Skip(fmt.Sprintf("needs %d bytes of device memory on %s for %s (found backend %s, which simulates at most %d bytes a buffer: its memory lives in files)",
 			bytes, g, what, name, uint64(FakeMaxBuffer)))
 	}
-	free := h.FreeMemory(g)
+	free, _, err := h.b.MemInfo(g.Ordinal)
+	ExpectNoError(err, "cuMemGetInfo on %s", g)
 	if margin := freeMemoryMargin(bytes); free < bytes+margin {
+		RequireAlone(fmt.Sprintf("the free-memory requirement of %s (%d bytes)", what, bytes), g)
 		Skip(fmt.Sprintf("needs %d bytes free on %s for %s, plus a margin of %d (found cuMemGetInfo free=%d)", bytes, g, what, margin, free))
 	}
 }

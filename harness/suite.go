@@ -47,6 +47,13 @@ func RunSuite(t *testing.T, suite string) {
 			t.Errorf("p2pconf %s: closing the backend: %v", suite, err)
 		}
 	}()
+	// Exclusive use of the selected GPUs, before any spec runs; a GPU
+	// another run holds stops this one here, naming the holder.
+	lock, err := lockGPUs(m)
+	if err != nil {
+		t.Fatalf("p2pconf %s: %v", suite, err)
+	}
+	defer lock.Release()
 	if probs := validateTree(suite); len(probs) > 0 {
 		t.Fatalf("p2pconf %s: the suite's specs break the catalogue rules:\n  %s", suite, strings.Join(probs, "\n  "))
 	}

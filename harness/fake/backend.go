@@ -59,6 +59,7 @@ type Backend struct {
 	unmapMu   sync.Mutex
 	unmaps    []func()
 	remoteRMW atomic.Uint64 // counts RMWs for the lose-updates defects
+	foreign   *foreign      // another program on a GPU (P2PCONF_FAKE_FOREIGN), or nil
 }
 
 type device struct {
@@ -91,6 +92,10 @@ func Open(preset string, defects []string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	fg, err := foreignFromEnv(len(ps.bus))
+	if err != nil {
+		return nil, err
+	}
 	st, err := openStateDir(o.stateDir)
 	if err != nil {
 		return nil, err
@@ -104,7 +109,7 @@ func Open(preset string, defects []string, opts ...Option) (*Backend, error) {
 		preset: ps, defects: set, state: st, as: newAddrSpace(slot), slotFD: slotFD,
 		objects: map[string]*memObject{}, allocs: map[uint64]*region{}, hosts: map[uint64]*region{},
 		ipcOpen: map[ipcKey]*region{}, vmm: map[backend.AllocHandle]*memObject{}, reserved: map[uint64]uint64{},
-		events: map[*event]bool{}, streams: map[*stream]bool{},
+		events: map[*event]bool{}, streams: map[*stream]bool{}, foreign: fg,
 		nextAlloc: backend.AllocHandle(randomUint64()&0xffff_ffff)<<16 | 1,
 	}
 	b.name = "fake:" + ps.name

@@ -121,6 +121,7 @@ func (b *Backend) MemInfo(d backend.Device) (free, total uint64, err error) {
 	if err != nil {
 		return 0, 0, errf(fn, cuerr.OperatingSystem, "reading the fake state: %v", err)
 	}
+	used += b.foreign.memInfoUsed(int(d))
 	total = b.preset.memMiB << 20
 	return total - min(used, total), total, nil
 }

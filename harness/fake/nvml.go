@@ -84,6 +84,7 @@ func (b *Backend) buildNVML() nvml.Interface {
 		DeviceGetIndexFunc:                  func(d nvml.Device) (int, nvml.Return) { return d.GetIndex() },
 		ErrorStringFunc:                     func(r nvml.Return) string { return r.Error() },
 	}
+	b.modelProcesses(lib, devs)
 	return lib
 }
 

@@ -125,6 +125,7 @@ func (h *Helper) launch(cmd *exec.Cmd) error {
 		h.mu.Lock()
 		h.proc, h.Pid = cmd.Process, cmd.Process.Pid
 		h.mu.Unlock()
+		recordStarted(cmd.Process.Pid)
 		started <- nil
 		err := cmd.Wait()
 		h.mu.Lock()

@@ -76,12 +76,16 @@ type cell struct {
 	status string
 	notes  []int    // footnote numbers (skip reasons)
 	lines  []string // what the cell aggregates, for hover text
+	// contended: a result behind the cell was measured while another
+	// process used the GPU.
+	contended bool
 }
 
 func (c *cell) add(r Result, note int) {
 	if severity(r.Status) > severity(c.status) {
 		c.status = r.Status
 	}
+	c.contended = c.contended || r.Contended
 	if note > 0 && !containsInt(c.notes, note) {
 		c.notes = append(c.notes, note)
 	}

@@ -235,6 +235,7 @@ func convertSpec(sr SpecReport, r SuiteReport, suite string) (Result, bool) {
 		res.Timeline = renderTimeline(sr)
 	}
 	res.Entries = nonNil(specEntries(sr))
+	res.Contended = isContended(res.Entries)
 	res.Metrics, res.Power = digestEntries(res.Entries)
 	return res, true
 }

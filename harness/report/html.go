@@ -66,6 +66,9 @@ func HTML(doc Document) string {
 	writeClaimsHTML(&b, v)
 	if len(v.families) > 0 {
 		w("<p class=\"legend\">%s</p>\n", esc(legendMD))
+		if anyContended(v.doc) {
+			w("<p class=\"legend\">%s</p>\n", esc(legendContended))
+		}
 	}
 	for _, f := range v.families {
 		writeFamilyHTML(&b, v, f)
@@ -143,6 +146,9 @@ func cellHTML(c *cell) string {
 		return "<td class=\"none\">" + SymNone + "</td>"
 	}
 	text := symbol(c.status)
+	if c.contended {
+		text += SymContended
+	}
 	if len(c.notes) > 0 && c.status != StatusSkip {
 		text += " " + SymSkip // some aggregated results were skipped (see cellMD)
 	}

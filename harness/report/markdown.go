@@ -42,6 +42,9 @@ func Markdown(doc Document) string {
 	writeClaimsMD(&b, v)
 	if len(v.families) > 0 {
 		w("%s\n\n", legendMD)
+		if anyContended(doc) {
+			w("%s\n\n", legendContended)
+		}
 	}
 	for _, f := range v.families {
 		writeFamilyMD(&b, v, f)
@@ -183,6 +186,9 @@ func cellMD(c *cell) string {
 		return SymNone
 	}
 	s := symbol(c.status)
+	if c.contended {
+		s += SymContended
+	}
 	if len(c.notes) > 0 {
 		var n []string
 		for _, x := range c.notes {

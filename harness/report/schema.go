@@ -127,6 +127,10 @@ type Result struct {
 	// Timeline is Ginkgo's rendering of what happened, kept for results
 	// that did not pass (it becomes the JUnit failure body).
 	Timeline string `json:"timeline,omitempty"`
+	// Contended is true when another process used the GPUs while the
+	// check measured (it then ends as an error): its figures are not the
+	// hardware's.
+	Contended bool `json:"contended,omitempty"`
 }
 
 // Summary counts results by status.

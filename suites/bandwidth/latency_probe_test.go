@@ -88,6 +88,7 @@ func (s *session) smallCopyLatency(st harness.Stream, src, dst *buffer, what str
 		detail+"; median event time around one copy"+s.noteSuffix())
 	harness.Metric("latency_us.pipelined", exp.GetStats("pipelined").ValueFor(gmeasure.StatMedian), "µs",
 		detail+fmt.Sprintf("; median of batches of %d back-to-back copies, time per copy (events)%s%s", smallBatch, pipedNote, s.noteSuffix()))
+	s.alone.Done()
 }
 
 // chaseTable is the chain's size for a chase through owner's memory: a power
@@ -145,6 +146,7 @@ func (s *session) chaseLatency(g, owner harness.GPU) {
 		detail+fmt.Sprintf("; median of %d chases after a warm-up, each continuing the cycle (no element revisited)%s", chaseReps, s.noteSuffix()))
 	harness.Metric("chase_ns_per_hop.revisit", exp.GetStats("revisit").ValueFor(gmeasure.StatMedian), "ns",
 		detail+"; the last chase's elements again (comparable to reference §12's second run)"+s.noteSuffix())
+	s.alone.Done()
 }
 
 // buildChain writes a random single cycle over nodes elements (Sattolo's

@@ -62,6 +62,9 @@ type session struct {
 	notes      []string // conditions of the measurement, added to every detail
 	util       map[harness.Device]harness.Stream
 	verifyOut  map[harness.Device]harness.DevicePtr
+	// alone watches the target's GPUs for other processes: figures
+	// measured while one was there are contended, not the hardware's.
+	alone *harness.Exclusive
 }
 
 func newSession(h *harness.Harness, ctx context.Context, id, target, targetName, link string) *session {
@@ -81,12 +84,16 @@ func newSession(h *harness.Harness, ctx context.Context, id, target, targetName,
 
 func pairSession(h *harness.Harness, ctx context.Context, id string, p harness.Pair) *session {
 	GinkgoHelper()
-	return newSession(h, ctx, id, "pair:"+p.ID(), p.String(), p.Link)
+	s := newSession(h, ctx, id, "pair:"+p.ID(), p.String(), p.Link)
+	s.alone = h.Exclusive(id+" on "+p.String(), p.A, p.B)
+	return s
 }
 
 func gpuSession(h *harness.Harness, ctx context.Context, id string, g harness.GPU) *session {
 	GinkgoHelper()
-	return newSession(h, ctx, id, fmt.Sprintf("gpu:%d", int(g.Ordinal)), g.String(), "")
+	s := newSession(h, ctx, id, fmt.Sprintf("gpu:%d", int(g.Ordinal)), g.String(), "")
+	s.alone = h.Exclusive(id+" on "+g.String(), g)
+	return s
 }
 
 func (s *session) note(format string, args ...any) {

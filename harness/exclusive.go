@@ -134,7 +134,7 @@ func notAloneMessage(what string, gpus []GPU) string {
 		for _, p := range o.Foreign {
 			ps = append(ps, p.String())
 		}
-		s := fmt.Sprintf("on %s: %s", g, strings.Join(ps, "; "))
+		s := fmt.Sprintf("%s: %s", g, strings.Join(ps, "; "))
 		if !o.SelfSeen {
 			s += fmt.Sprintf(" (NVML lists %d processes where this run has %d; it does not list this process, so its PIDs are of another PID namespace)", len(o.Foreign), o.Own)
 		}
@@ -143,8 +143,8 @@ func notAloneMessage(what string, gpus []GPU) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("inconclusive: %s needs the GPU to itself, but another process uses it %s: an error, not a verdict on the GPU",
-		what, strings.Join(parts, ", "))
+	return fmt.Sprintf("inconclusive: %s needs the GPU to itself, but another program uses it (%s); an error, not a verdict on the GPU",
+		what, strings.Join(parts, "; "))
 }
 
 // RequireAlone ends the spec as an error (not a pass, not a failure) when

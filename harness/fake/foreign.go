@@ -29,17 +29,19 @@ const ForeignPID = 4194303
 // ForeignName is the foreign process's name as the fake's NVML reports it.
 const ForeignName = "p2pconf-fake-foreign"
 
-// foreign is the modelled program. It starts in the middle of the run:
-// the first cuMemGetInfo on its GPU in this process sees the GPU alone,
-// every later one sees its bytes gone, and from then on the fake's NVML
-// lists it among the GPU's compute processes. A spec that reads a
-// baseline and compares later readings with it therefore meets it in the
-// middle, every later spec from the start.
+// foreign is the modelled program. It starts in the middle of a spec:
+// at the first allocation on its GPU after this process looked at the GPU
+// (a cuMemGetInfo or an NVML process list), which is what a check that
+// needs the GPU to itself does first: it reads a baseline or lists the
+// processes, then allocates and measures. From then on cuMemGetInfo sees
+// its bytes gone and the fake's NVML lists it among the GPU's compute
+// processes, so the first such spec meets it in the middle and every later
+// one from the start.
 type foreign struct {
-	gpu     int
-	bytes   uint64
-	reads   atomic.Int64
-	started atomic.Bool
+	gpu      int
+	bytes    uint64
+	observed atomic.Bool
+	started  atomic.Bool
 }
 
 // parseForeign reads an EnvForeign value for a machine of n GPUs; "" is
@@ -73,22 +75,31 @@ func parseForeign(v string, n int) (*foreign, error) {
 func foreignFromEnv(n int) (*foreign, error) { return parseForeign(os.Getenv(EnvForeign), n) }
 
 // memInfoUsed is what the foreign process holds on gpu as cuMemGetInfo
-// sees it, counting the reading: nothing on the first, its bytes after.
+// sees it (the reading looks at the GPU).
 func (f *foreign) memInfoUsed(gpu int) uint64 {
-	if f == nil || gpu != f.gpu {
-		return 0
-	}
-	if f.reads.Add(1) > 1 {
-		f.started.Store(true)
-	}
-	if f.started.Load() {
+	if f.on(gpu) {
 		return f.bytes
 	}
 	return 0
 }
 
-// on reports whether the foreign process is running on gpu now.
-func (f *foreign) on(gpu int) bool { return f != nil && gpu == f.gpu && f.started.Load() }
+// on reports whether the foreign process is running on gpu now; asking
+// looks at the GPU.
+func (f *foreign) on(gpu int) bool {
+	if f == nil || gpu != f.gpu {
+		return false
+	}
+	f.observed.Store(true)
+	return f.started.Load()
+}
+
+// allocated starts the foreign process at the first allocation on its GPU
+// after the GPU was looked at.
+func (f *foreign) allocated(gpu int) {
+	if f != nil && gpu == f.gpu && f.observed.Load() {
+		f.started.Store(true)
+	}
+}
 
 // modelProcesses gives the fake's NVML its process lists: every GPU runs
 // this process (holding what it allocated there), and the foreign

@@ -11,7 +11,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness/topology"
 )
 
-func TestForeignProcessStartsAtTheSecondReading(t *testing.T) {
+func TestForeignProcessStartsAtAnAllocationAfterALook(t *testing.T) {
 	t.Setenv(EnvForeign, "1:64MiB")
 	b := open(t, "h200x2")
 	lib := b.NVML()
@@ -43,10 +43,16 @@ func TestForeignProcessStartsAtTheSecondReading(t *testing.T) {
 	if first != total || dev(1) != nil {
 		t.Fatalf("first reading: free %d of %d, foreign listed %v; want the GPU alone", first, total, dev(1))
 	}
+	if again, _, _ := b.MemInfo(1); again != first {
+		t.Fatalf("a second reading before any allocation: free %d, want %d", again, first)
+	}
+	ptr, err := b.Alloc(1, 4096)
+	must(t, err)
+	defer func() { must(t, b.Free(1, ptr)) }()
 	second, _, err := b.MemInfo(1)
 	must(t, err)
-	if first-second != 64<<20 {
-		t.Errorf("second reading: %d bytes less free, want the foreign 64 MiB", first-second)
+	if first-second != 64<<20+pageSize {
+		t.Errorf("after allocating a page: %d bytes less free, want the page and the foreign 64 MiB", first-second)
 	}
 	p := dev(1)
 	if p == nil || p.Name != ForeignName || p.UsedBytes != 64<<20 {

@@ -44,6 +44,7 @@ func (o *memObject) freeNow() {
 
 // newObject creates a physical allocation of size bytes on GPU phys.
 func (b *Backend) newObject(fn string, phys int, kind byte, size uint64) (*memObject, error) {
+	b.foreign.allocated(phys)
 	used, err := b.state.usedBytes(phys)
 	if err != nil {
 		return nil, errf(fn, cuerr.OperatingSystem, "reading the fake state: %v", err)

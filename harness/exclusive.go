@@ -42,13 +42,14 @@ func lockGPUs(m *Machine) (*gpulock.Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	var uuids []string
+	var uuids, names []string
 	for _, g := range m.GPUs() {
 		uuids = append(uuids, g.Info.UUID)
+		names = append(names, g.String())
 	}
 	l, err := gpulock.Acquire(context.Background(), uuids, o)
 	if err != nil {
-		return nil, fmt.Errorf("exclusive use of the selected GPUs (%s): %w", m.Selection(), err)
+		return nil, fmt.Errorf("exclusive use of %s: %w", strings.Join(names, ", "), err)
 	}
 	return l, nil
 }

@@ -77,13 +77,14 @@ type BusyError struct {
 	UUID   string
 	Path   string
 	Holder Holder // as the lock file records it (zero if unreadable)
-	Waited time.Duration
+	// Wait is how long the run was willing to wait (Options.Wait).
+	Wait time.Duration
 }
 
 func (e *BusyError) Error() string {
 	wait := "did not wait (set " + EnvWait + " to wait)"
-	if e.Waited > 0 {
-		wait = fmt.Sprintf("waited %s (%s)", e.Waited.Round(time.Millisecond), EnvWait)
+	if e.Wait > 0 {
+		wait = fmt.Sprintf("waited %s (%s)", e.Wait, EnvWait)
 	}
 	return fmt.Sprintf("GPU %s is in use by another p2pconf run, %s; %s (lock %s)", e.UUID, e.Holder, wait, e.Path)
 }
@@ -133,10 +134,9 @@ func Acquire(ctx context.Context, uuids []string, o Options) (*Lock, error) {
 	}
 	me := Self(cmd)
 	l := &Lock{dir: o.Dir}
-	start := time.Now()
-	deadline := start.Add(o.Wait)
+	deadline := time.Now().Add(o.Wait)
 	for _, u := range sortedUnique(uuids) {
-		if err := l.take(ctx, u, me, ancestor, deadline, start); err != nil {
+		if err := l.take(ctx, u, me, ancestor, deadline, o.Wait); err != nil {
 			l.Release()
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func Acquire(ctx context.Context, uuids []string, o Options) (*Lock, error) {
 // take locks one GPU's file, retrying until deadline while another run
 // holds it. A lock held by ancestor (an EnvHeld holder that is one of this
 // process's ancestors) counts as this process's.
-func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, deadline, start time.Time) error {
+func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, deadline time.Time, wait time.Duration) error {
 	path := filepath.Join(l.dir, fileName(uuid))
 	f, err := openLockFile(path)
 	if err != nil {
@@ -156,6 +156,7 @@ func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, d
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
+			me.Start = time.Now().UTC()
 			if err := writeHolder(f, me); err != nil {
 				_ = f.Close()
 				return fmt.Errorf("gpulock: record the holder in %s: %w", path, err)
@@ -175,7 +176,7 @@ func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, d
 		}
 		if !time.Now().Before(deadline) {
 			_ = f.Close()
-			return &BusyError{UUID: uuid, Path: path, Holder: h, Waited: time.Since(start)}
+			return &BusyError{UUID: uuid, Path: path, Holder: h, Wait: wait}
 		}
 		select {
 		case <-ctx.Done():

@@ -115,7 +115,7 @@ func TestSecondRunFailsFastNamingTheHolder(t *testing.T) {
 		t.Errorf("busy error names pid %d GPU %s, want pid %d GPU-aaaa", busy.Holder.PID, busy.UUID, h.cmd.Process.Pid)
 	}
 	host, _ := os.Hostname()
-	for _, want := range []string{fmt.Sprintf("pid %d", h.cmd.Process.Pid), "host " + host, "holding since", "command: " + os.Args[0], EnvWait} {
+	for _, want := range []string{fmt.Sprintf("pid %d", h.cmd.Process.Pid), "host " + host, "holding since", "command: " + os.Args[0], "did not wait (set " + EnvWait} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q lacks %q", err, want)
 		}
@@ -161,7 +161,7 @@ func TestWaitRunsOut(t *testing.T) {
 	h := startHolder(t, dir, gpus)
 	_, err := Acquire(context.Background(), gpus, Options{Dir: dir, Wait: 300 * time.Millisecond})
 	var busy *BusyError
-	if !errors.As(err, &busy) || busy.Waited < 300*time.Millisecond || !strings.Contains(err.Error(), "waited") {
+	if !errors.As(err, &busy) || busy.Wait != 300*time.Millisecond || !strings.Contains(err.Error(), "waited 300ms") {
 		t.Fatalf("error %v, want a busy error after waiting 300ms", err)
 	}
 	h.stop(t)

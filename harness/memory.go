@@ -39,11 +39,11 @@ func (h *Harness) FreeMemory(g GPU) uint64 {
 
 // WaitFreeMemory polls dev's free memory (cuMemGetInfo) until it equals
 // baseline exactly, for at most 10 seconds within ctx, and returns the last
-// reading. It is exact on purpose: specs run serially and the run holds
-// its GPUs (the exclusive-use lock; ExpectFreeMemoryBackTo also checks
-// that no other program is on the GPU), and a spec warms up every kernel, stream and
-// export it uses before it reads its baseline, so any difference is memory
-// the driver still holds. It polls instead of reading once because the
+// reading. It is exact on purpose: specs run serially, the run holds its
+// GPUs (the exclusive-use lock; ExpectFreeMemoryBackTo also checks that
+// no other program is on the GPU), and a spec warms up every kernel,
+// stream and export it uses before it reads its baseline, so any
+// difference is memory the driver still holds. It polls instead of reading once because the
 // driver may return memory asynchronously: a helper process's teardown is
 // finished by the driver after the process is reaped.
 func WaitFreeMemory(ctx context.Context, b backend.Backend, dev backend.Device, baseline uint64) (uint64, error) {

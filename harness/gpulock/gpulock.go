@@ -45,23 +45,27 @@ const (
 	EnvHeld = "P2PCONF_LOCK_HELD"
 )
 
-// Candidate lock directories, in order of preference: /run/lock is shared by
-// every process of the host more often than /dev/shm, which job schedulers
-// and containers tend to make private.
+// Candidate lock directories, in order of preference: /run/lock is shared
+// by every process of the host more often than /dev/shm, which job
+// schedulers and containers tend to make private.
 var defaultDirs = []string{"/run/lock/p2pconf", "/dev/shm/p2pconf"}
 
 // pollInterval is how often a waiting run retries a busy lock.
 const pollInterval = 100 * time.Millisecond
 
-// DefaultDir is the first of /run/lock/p2pconf and /dev/shm/p2pconf whose
-// parent is a directory, or the first if neither is.
-func DefaultDir() string {
-	for _, d := range defaultDirs {
-		if fi, err := os.Stat(filepath.Dir(d)); err == nil && fi.IsDir() {
+// DefaultDir is the first candidate whose parent every user may write to
+// (world-writable, as /run/lock is on most distributions and /dev/shm on
+// all), or the last candidate. The choice depends on the machine only,
+// never on the user, so every user's runs meet in the same directory.
+func DefaultDir() string { return firstShared(defaultDirs) }
+
+func firstShared(dirs []string) string {
+	for _, d := range dirs {
+		if fi, err := os.Stat(filepath.Dir(d)); err == nil && fi.IsDir() && fi.Mode().Perm()&0o002 != 0 {
 			return d
 		}
 	}
-	return defaultDirs[0]
+	return dirs[len(dirs)-1]
 }
 
 // Lock is the set of per-GPU locks one process holds.

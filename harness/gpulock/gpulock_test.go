@@ -263,3 +263,23 @@ func TestHolderRoundTrip(t *testing.T) {
 		t.Errorf("empty holder: %q", s)
 	}
 }
+
+func TestDefaultDirIsTheFirstWhoseParentAllWrite(t *testing.T) {
+	private, shared := t.TempDir(), t.TempDir()
+	if err := os.Chmod(private, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(private, "p2pconf"), filepath.Join(shared, "p2pconf")
+	if got := firstShared([]string{a, b}); got != b {
+		t.Errorf("firstShared picked %s, want %s: %s's parent is not world-writable", got, b, a)
+	}
+	if got := firstShared([]string{b, a}); got != b {
+		t.Errorf("firstShared picked %s, want the first, %s", got, b)
+	}
+	if got := firstShared([]string{a, filepath.Join(private, "x", "p2pconf")}); got != filepath.Join(private, "x", "p2pconf") {
+		t.Errorf("with no shared parent firstShared picked %s, want the last candidate", got)
+	}
+}

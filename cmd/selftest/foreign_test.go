@@ -33,7 +33,8 @@ var exclusiveChecks = map[string][]string{
 // the first such spec on (P2PCONF_FAKE_FOREIGN): no spec may fail, every
 // spec that needs GPU0 to itself must end as an error naming the
 // program's PID, and the others must still pass, so the error is not a
-// blanket one.
+// blanket one. The run holds the lock of its GPUs meanwhile, which its
+// helper processes must leave alone.
 func TestForeignProcessIsNoVerdict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs three suites")
@@ -41,8 +42,10 @@ func TestForeignProcessIsNoVerdict(t *testing.T) {
 	root, bins := buildSuites(t, "ipc", "vmm", "bandwidth")
 	for suite, ids := range exclusiveChecks {
 		filter := "id:" + strings.Join(ids, " || id:")
+		// With a lock directory the fake locks its GPUs too: the helper
+		// processes the ipc and vmm specs start must not try to.
 		specs, out := runSuite(t, root, bins[suite], suite, filter,
-			"P2PCONF_FAKE=h200x2", fake.EnvForeign+"=0:512MiB")
+			"P2PCONF_FAKE=h200x2", fake.EnvForeign+"=0:512MiB", gpulock.EnvDir+"="+t.TempDir())
 		onGPU0, onGPU1 := 0, 0
 		for _, s := range specs {
 			target := targetOf(s)

@@ -22,9 +22,15 @@ import (
 // Backend is the CUDA machine as this process sees it. It implements
 // backend.Backend; all methods are safe for concurrent use.
 type Backend struct {
-	drv     *cuda.Driver
-	ctxs    []*cuda.Context // by ordinal
-	infos   []backend.DeviceInfo
+	drv   *cuda.Driver
+	infos []backend.DeviceInfo
+	// ctxs holds each device's primary context, by ordinal, retained on
+	// first use (see ctx): a process that works on some GPUs leaves the
+	// others without a context of its own, so suite processes running at
+	// the same time on disjoint GPUs do not show up on, or take memory
+	// from, each other's GPUs.
+	ctxMu   sync.Mutex
+	ctxs    []*cuda.Context
 	nvml    nvml.Interface // nil when NVML could not be initialised
 	nvmlErr error
 	ownNVML bool // Close shuts NVML down
@@ -52,8 +58,9 @@ func WithNVML(lib nvml.Interface) Option {
 }
 
 // Open loads the driver library at libPath (cuda.DefaultLibrary unless the
-// run says otherwise), initialises it, retains every device's primary
-// context and opens NVML. A driver that cannot be loaded or initialised is an
+// run says otherwise), initialises it, reads every device's identity and
+// opens NVML. A device's primary context is retained when the process first
+// uses the device. A driver that cannot be loaded or initialised is an
 // error (a *cuda.LoadError keeps the dlerror text): the run must fail, never
 // fall back. NVML that cannot be loaded is not: NVML() is then nil and
 // NVMLError says why.
@@ -74,8 +81,9 @@ func Open(libPath string, opts ...Option) (*Backend, error) {
 	return b, nil
 }
 
-// openDevices initialises the driver and retains each device's primary
-// context. The library stays loaded for the life of the process (see Close).
+// openDevices initialises the driver and reads each device's identity (no
+// context needed). The library stays loaded for the life of the process (see
+// Close).
 func (b *Backend) openDevices() error {
 	if err := b.drv.Init(); err != nil {
 		return fmt.Errorf("cudabackend: %s loaded (CUDA %s) but did not initialise: %w", b.drv.Path(), cuda.VersionString(b.drv.Version()), err)
@@ -93,11 +101,7 @@ func (b *Backend) openDevices() error {
 		if err != nil {
 			return fmt.Errorf("cudabackend: reading device %d: %w", i, err)
 		}
-		c, err := b.drv.RetainPrimaryContext(dev)
-		if err != nil {
-			return fmt.Errorf("cudabackend: retaining the primary context of device %d: %w", i, err)
-		}
-		b.ctxs = append(b.ctxs, c)
+		b.ctxs = append(b.ctxs, nil)
 		b.infos = append(b.infos, info)
 	}
 	return nil
@@ -173,7 +177,7 @@ func (b *Backend) NVMLError() error { return b.nvmlErr }
 
 // DeviceAttribute wraps cuDeviceGetAttribute (no context needed).
 func (b *Backend) DeviceAttribute(d backend.Device, a backend.DeviceAttr) (int, error) {
-	if _, err := b.ctx(d, "cuDeviceGetAttribute"); err != nil {
+	if err := b.checkDevice(d, "cuDeviceGetAttribute"); err != nil {
 		return 0, err
 	}
 	v, err := b.drv.DeviceAttribute(cuda.Device(d), a)
@@ -198,8 +202,14 @@ func (b *Backend) Close() error {
 }
 
 func (b *Backend) releaseContexts() error {
+	b.ctxMu.Lock()
+	defer b.ctxMu.Unlock()
 	var errs []error
-	for _, c := range b.ctxs {
+	for i, c := range b.ctxs {
+		if c == nil {
+			continue
+		}
+		b.ctxs[i] = nil
 		if err := c.Release(); err != nil {
 			errs = append(errs, fmt.Errorf("releasing the primary context of device %d: %w", c.Device(), err))
 		}
@@ -207,14 +217,32 @@ func (b *Backend) releaseContexts() error {
 	return errors.Join(errs...)
 }
 
-// ctx is d's primary context, or an error naming fn, the driver entry point
-// the caller was about to use.
-func (b *Backend) ctx(d backend.Device, fn string) (*cuda.Context, error) {
+// checkDevice is the error ctx gives for an unknown ordinal or a closed
+// backend, for calls that need no context (they must not retain one).
+func (b *Backend) checkDevice(d backend.Device, fn string) error {
 	if b.closed.Load() {
-		return nil, fmt.Errorf("cudabackend: %s after Close: %w", fn, cuda.ErrNotLoaded)
+		return fmt.Errorf("cudabackend: %s after Close: %w", fn, cuda.ErrNotLoaded)
 	}
-	if d < 0 || int(d) >= len(b.ctxs) {
-		return nil, cuerr.New(fn, cuerr.InvalidDevice, fmt.Sprintf("device %d: the machine has %d", d, len(b.ctxs)))
+	if d < 0 || int(d) >= len(b.infos) {
+		return cuerr.New(fn, cuerr.InvalidDevice, fmt.Sprintf("device %d: the machine has %d", d, len(b.infos)))
+	}
+	return nil
+}
+
+// ctx is d's primary context, retained on the first call for d, or an error
+// naming fn, the driver entry point the caller was about to use.
+func (b *Backend) ctx(d backend.Device, fn string) (*cuda.Context, error) {
+	if err := b.checkDevice(d, fn); err != nil {
+		return nil, err
+	}
+	b.ctxMu.Lock()
+	defer b.ctxMu.Unlock()
+	if b.ctxs[d] == nil {
+		c, err := b.drv.RetainPrimaryContext(cuda.Device(d))
+		if err != nil {
+			return nil, fmt.Errorf("cudabackend: retaining the primary context of device %d before %s: %w", int(d), fn, err)
+		}
+		b.ctxs[d] = c
 	}
 	return b.ctxs[d], nil
 }

@@ -435,3 +435,37 @@ func TestCloseShutsDownTheNVMLItInitialised(t *testing.T) {
 		t.Errorf("WithNVML: nvmlInit %d, nvmlShutdown %d calls in total; the backend must leave a library it was given alone", inits, shutdowns)
 	}
 }
+
+// A device's context is retained when the process first works on it, not
+// at Open and not for queries that need none: suite processes that run at
+// the same time on disjoint GPUs must not hold contexts on each other's.
+func TestContextsAreRetainedOnFirstUse(t *testing.T) {
+	b, _ := openStub(t)
+	retained := func() []int {
+		b.ctxMu.Lock()
+		defer b.ctxMu.Unlock()
+		var out []int
+		for i, c := range b.ctxs {
+			if c != nil {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	if len(b.Devices()) < 2 {
+		t.Fatalf("the stub has %d devices, the test needs 2", len(b.Devices()))
+	}
+	_, err := b.DeviceAttribute(0, backend.AttrUnifiedAddressing)
+	must(t, err, "DeviceAttribute")
+	_, err = b.CanAccessPeer(0, 1)
+	must(t, err, "CanAccessPeer")
+	if got := retained(); len(got) != 0 {
+		t.Fatalf("after Open and context-free queries, contexts of devices %v are retained, want none", got)
+	}
+	p, err := b.Alloc(1, 64)
+	must(t, err, "Alloc(1)")
+	defer released(t, "Free", func() error { return b.Free(1, p) })
+	if got := retained(); !slices.Equal(got, []int{1}) {
+		t.Errorf("after an allocation on device 1, contexts of devices %v are retained, want [1]", got)
+	}
+}

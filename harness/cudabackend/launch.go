@@ -125,7 +125,10 @@ func (b *Backend) unloadModules() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var errs []error
+	b.ctxMu.Lock()
+	defer b.ctxMu.Unlock()
 	for key, m := range b.modules {
+		// A module exists only in a context that was retained to load it.
 		err := b.ctxs[key.dev].Do(func() error { return b.drv.UnloadModule(m.m) })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("unloading module %s on device %d: %w", key.module, key.dev, err))

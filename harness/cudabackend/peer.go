@@ -69,7 +69,7 @@ func (b *Backend) DisablePeerAccess(accessor, owner backend.Device) error {
 // call for valid ordinals, src == dst included (its answer is under test).
 func (b *Backend) devices(fn string, ds ...backend.Device) error {
 	for _, d := range ds {
-		if _, err := b.ctx(d, fn); err != nil {
+		if err := b.checkDevice(d, fn); err != nil {
 			return err
 		}
 	}

@@ -33,9 +33,9 @@ func TestReadLitmusSettings(t *testing.T) {
 	// The caps leave room for the slowest rates measured on an H200:
 	// 1.6e9 instances/s between CTAs, 7.5e6/s with host threads.
 	for _, p := range []struct {
-		name               string
-		target, link       float64
-		budget             time.Duration
+		name         string
+		target, link float64
+		budget       time.Duration
 	}{
 		{LitmusProfileDefault, DefaultLitmusTarget, DefaultLitmusLinkTarget, DefaultLitmusBudget},
 		{LitmusProfileCertify, CertifyLitmusTarget, CertifyLitmusLinkTarget, CertifyLitmusBudget},

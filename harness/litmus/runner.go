@@ -122,7 +122,8 @@ func (r *runner) maxIters() int {
 }
 
 // require skips what the machine cannot run: the pair's peer access both
-// ways, mapped host memory, native atomics where a test's RMW crosses a link.
+// ways (a triple's among all three GPUs), mapped host memory, native
+// atomics where a test's RMW crosses a link.
 func (r *runner) require() {
 	ginkgo.GinkgoHelper()
 	c, pl := r.c, r.c.Place
@@ -131,6 +132,9 @@ func (r *runner) require() {
 		if pl.HostRMW(c.Test) {
 			r.h.RequireAttribute(c.A, backend.AttrHostNativeAtomicSupported, 1)
 		}
+	}
+	if c.Triple != nil {
+		r.requireTriple()
 	}
 	if c.Pair != nil {
 		back := c.Pair.Reverse()
@@ -142,6 +146,30 @@ func (r *runner) require() {
 		}
 		r.h.MustEnablePeerAccess(*c.Pair)
 		r.h.MustEnablePeerAccess(back)
+	}
+}
+
+// requireTriple skips a triple's case, before the first check, unless all
+// six directions among its GPUs have peer access (every GPU of a
+// three-GPU placement may read or write another's memory), with native
+// atomics where an RMW crosses a link, and enables them.
+func (r *runner) requireTriple() {
+	ginkgo.GinkgoHelper()
+	pairs := r.c.Triple.Pairs()
+	for _, p := range pairs {
+		ok, err := r.h.B().CanAccessPeer(p.A.Ordinal, p.B.Ordinal)
+		harness.ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", p.A, p.B)
+		if !ok {
+			ginkgo.Skip(fmt.Sprintf("needs peer access among all three GPUs of %s (A↔B, B↔C, A↔C); found cuDeviceCanAccessPeer=0 for %s", r.c.Triple, p))
+		}
+	}
+	if r.c.Place.PeerRMW(r.t) {
+		for _, p := range pairs {
+			r.h.RequireP2PAttribute(p, backend.P2PNativeAtomicSupported, 1)
+		}
+	}
+	for _, p := range pairs {
+		r.h.MustEnablePeerAccess(p)
 	}
 }
 
@@ -159,12 +187,8 @@ func (r *runner) plan() {
 		r.workers = r.env.HostWorkers
 	}
 	n := uint32(1) << (bits.Len(uint(limit)) - 1)
-	units := []Unit{UnitA}
-	if pl.Kind == TwoGPUs {
-		units = append(units, UnitB)
-	}
-	for i, u := range units {
-		g := map[Unit]harness.GPU{UnitA: r.c.A, UnitB: r.c.B}[u]
+	for i, g := range r.c.GPUs() {
+		u := Unit(i)
 		gp := &gpuParty{gpu: g, roles: pl.rolesOn(u), party: uint32(i)}
 		per, err := r.h.B().MaxActiveBlocks(g.Ordinal, r.k, r.env.Block)
 		harness.ExpectNoError(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor for %s on %s (block %d)", r.k, g, r.env.Block)
@@ -203,9 +227,13 @@ func (r *runner) allocate() {
 	ginkgo.GinkgoHelper()
 	pl, h, a := r.c.Place, r.h, r.c.A
 	words := 2 * int(r.n) * r.env.Stride / 4
-	home := map[Unit]harness.GPU{UnitA: r.c.A, UnitB: r.c.B}
+	gpus := r.c.GPUs()
 	for _, u := range pl.Homes {
-		r.locs = append(r.locs, r.buffer(u, home[u], words))
+		g := a
+		if u >= 0 {
+			g = gpus[u]
+		}
+		r.locs = append(r.locs, r.buffer(u, g, words))
 	}
 	regHome := UnitA
 	if len(r.hostRls) > 0 {

@@ -69,6 +69,7 @@ const (
 	InCTAs Where = 1 << iota // threads in different CTAs of one GPU
 	InPair                   // threads on two GPUs, over peer memory
 	InHost                   // GPU threads and host threads (see Test.Host)
+	InTriple                 // threads on three GPUs, over peer memory
 )
 
 // Test is one litmus test variant.

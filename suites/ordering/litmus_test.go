@@ -25,16 +25,7 @@ import (
 // test must not skip the others).
 var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFailure, func() {
 	h := harness.New()
-	cfg := harness.RunConfig()
-	evidence, err := harness.ReadLitmusSettings(os.Getenv, cfg.Backend == "fake")
-	if err != nil {
-		panic(fmt.Sprintf("ordering.litmus: %v", err))
-	}
-	env := litmus.DefaultEnv(cfg, evidence)
-	// A litmus spec runs its test until its target or its time cap, so its
-	// timeout grows with the longer cap (P2PCONF_LITMUS_BUDGET,
-	// P2PCONF_LITMUS_MUTANT_BUDGET).
-	timeout := harness.TimeoutPlus(1, 3*evidence.LongestBudget())
+	env, timeout := litmusEnv()
 
 	for _, g := range harness.GPUs() {
 		for _, c := range litmus.GPUCases(g) {
@@ -99,6 +90,20 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 		}
 	}
 })
+
+// litmusEnv is the litmus environment of the run and the timeout of a
+// litmus spec: a spec runs its test until its target or its time cap, so
+// its timeout grows with the longer cap (P2PCONF_LITMUS_BUDGET,
+// P2PCONF_LITMUS_MUTANT_BUDGET). A malformed litmus variable stops the
+// suite at tree construction, naming the variable.
+func litmusEnv() (litmus.Env, SpecTimeout) {
+	cfg := harness.RunConfig()
+	evidence, err := harness.ReadLitmusSettings(os.Getenv, cfg.Backend == "fake")
+	if err != nil {
+		panic(fmt.Sprintf("ordering.litmus: %v", err))
+	}
+	return litmus.DefaultEnv(cfg, evidence), harness.TimeoutPlus(1, 3*evidence.LongestBudget())
+}
 
 // runLitmus runs one case until its goal, reports what it saw, and judges
 // it.

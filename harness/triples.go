@@ -22,7 +22,9 @@ type Triple struct {
 }
 
 // ID is "0-1-2", as in the triple: label.
-func (t Triple) ID() string { return checks.TripleID(int(t.A.Ordinal), int(t.B.Ordinal), int(t.C.Ordinal)) }
+func (t Triple) ID() string {
+	return checks.TripleID(int(t.A.Ordinal), int(t.B.Ordinal), int(t.C.Ordinal))
+}
 
 // String is "GPU0→GPU1→GPU2".
 func (t Triple) String() string { return t.A.String() + "→" + t.B.String() + "→" + t.C.String() }

@@ -28,10 +28,10 @@ type PlaceKind int
 
 // Placement kinds.
 const (
-	CTAs     PlaceKind = iota // all threads on GPU A, in different CTAs
-	WithHost                  // some threads on GPU A, some on host threads
-	TwoGPUs                   // threads on GPU A and GPU B, over peer memory
-	ThreeGPUs                 // threads on GPUs A, B and C, over peer memory
+	CTAs      PlaceKind = iota // all threads on GPU A, in different CTAs
+	WithHost                   // some threads on GPU A, some on host threads
+	TwoGPUs                    // threads on GPU A and GPU B, over peer memory
+	ThreeGPUs                  // threads on GPUs A, B and C, over peer memory
 )
 
 // Placement says where each thread of a test runs and where each location

@@ -4,6 +4,8 @@
 package harness
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -73,17 +75,65 @@ func LinkClass(p Pair) string {
 	return p.Link + "/" + atomics
 }
 
-// Triples lists the triples the three-GPU specs run on, chosen among the
-// GPUs selected for the run (P2PCONF_GPUS; P2PCONF_PAIRS does not narrow
-// them) by SelectTriples.
+// EnvTriples names the triples to run, roles in the order given
+// ("0-1-2,0-2-3"), instead of the selection below. Like P2PCONF_PAIRS for
+// pairs, it may name any GPUs of the machine.
+const EnvTriples = "P2PCONF_TRIPLES"
+
+// Triples lists the triples the three-GPU specs run on: those
+// P2PCONF_TRIPLES names, else those SelectTriples chooses among the GPUs
+// selected for the run (P2PCONF_GPUS; P2PCONF_PAIRS does not narrow
+// them). A malformed P2PCONF_TRIPLES stops the suite at tree
+// construction, naming the variable.
 func Triples() []Triple {
 	m := current()
-	return SelectTriples(m.GPUs(), func(a, b GPU) Pair {
+	pair := func(a, b GPU) Pair {
 		if p, ok := m.Pair(a.Ordinal, b.Ordinal); ok {
 			return p
 		}
 		return Pair{A: a, B: b, Link: "unknown"}
-	})
+	}
+	v := strings.TrimSpace(os.Getenv(EnvTriples))
+	if v == "" {
+		return SelectTriples(m.GPUs(), pair)
+	}
+	ts, err := ParseTriples(v, m.AllGPUs(), pair)
+	if err != nil {
+		panic(fmt.Sprintf("harness: %v", err))
+	}
+	return ts
+}
+
+// ParseTriples reads P2PCONF_TRIPLES ("0-1-2,0-2-3") into triples of
+// gpus, roles in the order written.
+func ParseTriples(s string, gpus []GPU, pair func(a, b GPU) Pair) ([]Triple, error) {
+	byOrdinal := map[int]GPU{}
+	for _, g := range gpus {
+		byOrdinal[int(g.Ordinal)] = g
+	}
+	var out []Triple
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		v, ok := checks.ParseTripleID(f)
+		if !ok {
+			return nil, fmt.Errorf("%s=%q: %q is not three different GPU ordinals joined by -, such as 0-1-2", EnvTriples, s, f)
+		}
+		var t [3]GPU
+		for i, o := range v {
+			g, ok := byOrdinal[o]
+			if !ok {
+				return nil, fmt.Errorf("%s=%q: the machine has no GPU%d", EnvTriples, s, o)
+			}
+			t[i] = g
+		}
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		out = append(out, Triple{A: t[0], B: t[1], C: t[2], AB: pair(t[0], t[1]), BC: pair(t[1], t[2]), AC: pair(t[0], t[2])})
+	}
+	return out, nil
 }
 
 // SelectTriples chooses triples so that every GPU appears in one and every

@@ -13,7 +13,7 @@ import (
 
 // RerunCommand is the command that runs one result's check again on its
 // GPU, pair or triple alone, from the repository root. A triple reruns with
-// exactly its three GPUs selected, which selects that triple again.
+// its three GPUs selected and the triple named, roles in its order.
 func RerunCommand(sys System, r Result) string {
 	prefix := backendEnv(sys.Backend)
 	pkg := "./suites/" + r.Family
@@ -22,7 +22,7 @@ func RerunCommand(sys System, r Result) string {
 		return prefix + "go tool ginkgo " + pkg
 	case len(r.GPUs) == 3:
 		g, t := fmt.Sprintf("%d,%d,%d", r.GPUs[0], r.GPUs[1], r.GPUs[2]), fmt.Sprintf("%d-%d-%d", r.GPUs[0], r.GPUs[1], r.GPUs[2])
-		return fmt.Sprintf("%sP2PCONF_GPUS=%s go tool ginkgo --label-filter='id:%s && triple:%s' %s", prefix, g, r.Check, t, pkg)
+		return fmt.Sprintf("%sP2PCONF_GPUS=%s P2PCONF_TRIPLES=%s go tool ginkgo --label-filter='id:%s && triple:%s' %s", prefix, g, t, r.Check, t, pkg)
 	case r.Src != nil && r.Dst != nil:
 		p := fmt.Sprintf("%d-%d", *r.Src, *r.Dst)
 		return fmt.Sprintf("%sP2PCONF_PAIRS=%s go tool ginkgo --label-filter='id:%s && pair:%s' %s", prefix, p, r.Check, p, pkg)

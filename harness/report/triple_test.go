@@ -50,7 +50,7 @@ func TestTripleResults(t *testing.T) {
 	if doc.Results[0].Key() == doc.Results[1].Key() {
 		t.Errorf("two specs on one triple share the key %q", doc.Results[0].Key())
 	}
-	want := "P2PCONF_BACKEND=fake P2PCONF_FAKE=mixed P2PCONF_GPUS=0,1,2 go tool ginkgo --label-filter='id:ordering.litmus && triple:0-1-2' ./suites/ordering"
+	want := "P2PCONF_BACKEND=fake P2PCONF_FAKE=mixed P2PCONF_GPUS=0,1,2 P2PCONF_TRIPLES=0-1-2 go tool ginkgo --label-filter='id:ordering.litmus && triple:0-1-2' ./suites/ordering"
 	if got := RerunCommand(doc.System, r); got != want {
 		t.Errorf("RerunCommand = %q, want %q", got, want)
 	}

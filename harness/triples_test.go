@@ -76,7 +76,7 @@ func TestSelectTriples(t *testing.T) {
 		}
 		seen, classes, want := map[backend.Device]bool{}, map[string]bool{}, map[string]bool{}
 		for _, tr := range got {
-			if !(tr.A.Ordinal < tr.B.Ordinal && tr.B.Ordinal < tr.C.Ordinal) || tr.AB.B != tr.B || tr.AC.B != tr.C || tr.BC.A != tr.B {
+			if tr.A.Ordinal >= tr.B.Ordinal || tr.B.Ordinal >= tr.C.Ordinal || tr.AB.B != tr.B || tr.AC.B != tr.C || tr.BC.A != tr.B {
 				t.Errorf("%s: triple %s is not in ordinal order with its pairs", c.name, tr)
 			}
 			for _, g := range tr.GPUs() {

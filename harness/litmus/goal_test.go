@@ -4,6 +4,7 @@
 package litmus
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +21,8 @@ func goalEnv() Env {
 // host or another GPU to the link target, mutants to their weak outcomes.
 func TestGoal(t *testing.T) {
 	e := goalEnv()
-	var sawCTA, sawHost, sawPair, sawMutant bool
-	for _, c := range append(GPUCases(harness.GPU{}), PairCases(harness.Pair{})...) {
+	var sawCTA, sawHost, sawPair, sawTriple, sawMutant bool
+	for _, c := range slices.Concat(GPUCases(harness.GPU{}), PairCases(harness.Pair{}), TripleCases(aTriple())) {
 		g := e.Goal(c)
 		switch {
 		case c.Verdict == Allowed:
@@ -37,13 +38,14 @@ func TestGoal(t *testing.T) {
 		default:
 			sawHost = sawHost || c.Place.Kind == WithHost
 			sawPair = sawPair || c.Place.Kind == TwoGPUs
+			sawTriple = sawTriple || c.Place.Kind == ThreeGPUs
 			if g != (Goal{Want: 1e7, Cap: 2 * time.Second}) {
 				t.Errorf("%s: goal %+v", c.Name(), g)
 			}
 		}
 	}
-	if !sawCTA || !sawHost || !sawPair || !sawMutant {
-		t.Errorf("not every kind of case was seen: CTAs %v, host %v, pair %v, mutant %v", sawCTA, sawHost, sawPair, sawMutant)
+	if !sawCTA || !sawHost || !sawPair || !sawTriple || !sawMutant {
+		t.Errorf("not every kind of case was seen: CTAs %v, host %v, pair %v, triple %v, mutant %v", sawCTA, sawHost, sawPair, sawTriple, sawMutant)
 	}
 }
 

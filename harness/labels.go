@@ -22,6 +22,7 @@ const (
 	LabelGPUs    = checks.LabelGPUs
 	LabelGPU     = checks.LabelGPU
 	LabelPair    = checks.LabelPair
+	LabelTriple  = checks.LabelTriple
 	LabelLink    = checks.LabelLink
 	LabelProcess = checks.LabelProcess
 
@@ -46,6 +47,12 @@ func GPULabels(id string, g GPU, extra ...Extra) Labels {
 // PairLabels are the labels of a per-pair spec of check id on p.
 func PairLabels(id string, p Pair, extra ...Extra) Labels {
 	return checkLabels(id, OnPair, []string{LabelPair + p.ID(), LabelLink + p.Link}, extra)
+}
+
+// TripleLabels are the labels of a three-GPU spec of check id on t: its
+// triple: label and the link: label of its least capable link.
+func TripleLabels(id string, t Triple, extra ...Extra) Labels {
+	return checkLabels(id, OnThree, []string{LabelTriple + t.ID(), LabelLink + t.Link()}, extra)
 }
 
 // checkLabels builds the labels from the catalogue. An unknown id panics at

@@ -5,77 +5,180 @@ package harness
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Environment variables that decide when a forbidden litmus pass counts.
+// Environment variables that decide how long a litmus test runs and when a
+// forbidden litmus pass counts.
 const (
 	EnvLitmusMinInstances      = "P2PCONF_LITMUS_MIN_INSTANCES"       // fewest counted instances for a verdict
 	EnvLitmusMinFlagShare      = "P2PCONF_LITMUS_MIN_FLAG_SHARE"      // least share of instances that saw the polled flag set
 	EnvLitmusMaxViolationBound = "P2PCONF_LITMUS_MAX_VIOLATION_BOUND" // largest 95 % upper bound on the violation rate a pass may have
+	EnvLitmusProfile           = "P2PCONF_LITMUS_PROFILE"             // default or certify: the targets and caps below
+	EnvLitmusTarget            = "P2PCONF_LITMUS_TARGET"              // instances a forbidden test runs between CTAs of one GPU
+	EnvLitmusLinkTarget        = "P2PCONF_LITMUS_LINK_TARGET"         // instances a forbidden test runs with the host or other GPUs
+	EnvLitmusMutantHits        = "P2PCONF_LITMUS_MUTANT_HITS"         // weak outcomes after which a mutant stops
+	EnvLitmusMutantBudget      = "P2PCONF_LITMUS_MUTANT_BUDGET"       // time cap of a mutant
 )
 
-// Litmus defaults. A pass with no violation but too little evidence is not
-// a pass: it is inconclusive. The hardware defaults are far below what a
-// two-second run on an H200 gives (at least 1.6e7 instances per test, a 95 %
-// bound near 2e-7, the flag of a weak-flag poll across two H200s seen in
-// 0.018 % of instances), so they only reject runs that tested nothing.
+// Litmus profiles.
 const (
+	LitmusProfileDefault = "default"
+	LitmusProfileCertify = "certify"
+)
+
+// Litmus defaults. A forbidden test stops when it has counted its target
+// instances, a mutant when it has shown its weak outcome MutantHits times;
+// either stops at its time cap. The default targets take about a third of
+// a second between CTAs of an H200 (3.1e9 instances/s) and 1.3 s with host
+// threads (8e6/s), well inside the 2 s cap even at the slowest measured
+// rates (1.6e9 and 7.5e6/s), so a whole H200 run stays near a minute. The
+// certify profile asks ten times as much; its caps leave room for the
+// slowest rates (1e10 at 1.6e9/s is 6 s, 1e8 at 7.5e6/s is 13 s).
+//
+// A pass with no violation but too little evidence is not a pass: it is
+// inconclusive. The evidence defaults are far below the targets, so they
+// only reject runs that tested nothing (a cap reached long before the
+// target, a flag never seen).
+const (
+	DefaultLitmusTarget       = 1_000_000_000
+	DefaultLitmusLinkTarget   = 10_000_000
+	DefaultLitmusMutantHits   = 100
+	DefaultLitmusBudget       = 2 * time.Second
+	DefaultLitmusMutantBudget = time.Second
+
+	CertifyLitmusTarget       = 10_000_000_000
+	CertifyLitmusLinkTarget   = 100_000_000
+	CertifyLitmusMutantHits   = 1000
+	CertifyLitmusBudget       = 30 * time.Second
+	CertifyLitmusMutantBudget = 10 * time.Second
+
 	DefaultLitmusMinInstances      = 100_000
 	DefaultLitmusMinFlagShare      = 1e-5
 	DefaultLitmusMaxViolationBound = 1e-4
-	// The fake backend interprets every access in Go: one launch of its
-	// 1 ms budget counts 64 instances, so its bound is 3/64 at best.
+
+	// The fake backend interprets every access in Go: one launch counts 64
+	// instances (4 iterations of 16), which is its target, so a forbidden
+	// test runs one launch; its bound is 3/64 at best. A mutant stops at
+	// its first weak outcome. The profile does not change these.
+	FakeLitmusTarget            = 64
+	FakeLitmusMutantHits        = 1
 	FakeLitmusMinInstances      = 32
 	FakeLitmusMaxViolationBound = 0.1
-	// FakeLitmusBudget is the litmus budget on the fake backend unless
-	// P2PCONF_LITMUS_BUDGET is set.
+	// FakeLitmusBudget is both caps on the fake backend unless
+	// P2PCONF_LITMUS_BUDGET or P2PCONF_LITMUS_MUTANT_BUDGET is set.
 	FakeLitmusBudget = time.Millisecond
 )
 
-// LitmusSettings are the evidence a forbidden litmus test needs to pass.
+// LitmusSettings say when a litmus test stops and what a forbidden test
+// needs to pass.
 type LitmusSettings struct {
+	Profile string // LitmusProfileDefault or LitmusProfileCertify
+	// Target is the instances a forbidden test runs between CTAs of one
+	// GPU; LinkTarget the instances it runs where the host or another GPU
+	// takes part.
+	Target     uint64
+	LinkTarget uint64
+	// MutantHits is the number of weak outcomes after which a mutant stops.
+	MutantHits uint64
+	// Budget caps the time of a forbidden test, MutantBudget that of a
+	// mutant (P2PCONF_LITMUS_BUDGET, P2PCONF_LITMUS_MUTANT_BUDGET).
+	Budget       time.Duration
+	MutantBudget time.Duration
+
 	MinInstances      uint64
 	MinFlagShare      float64 // fraction of counted instances, in (0, 1]
 	MaxViolationBound float64 // per instance, in (0, 1]
-	// FakeBudget is the litmus budget on the fake backend: FakeLitmusBudget,
-	// or P2PCONF_LITMUS_BUDGET when that is set.
-	FakeBudget time.Duration
 }
 
 // ReadLitmusSettings reads the litmus variables through getenv, with the
 // fake backend's defaults when fake is true. A malformed value is an error
 // naming the variable and the value.
 func ReadLitmusSettings(getenv func(string) string, fake bool) (LitmusSettings, error) {
-	s := LitmusSettings{MinInstances: DefaultLitmusMinInstances, MinFlagShare: DefaultLitmusMinFlagShare,
-		MaxViolationBound: DefaultLitmusMaxViolationBound, FakeBudget: FakeLitmusBudget}
+	s := LitmusSettings{Profile: LitmusProfileDefault,
+		Target: DefaultLitmusTarget, LinkTarget: DefaultLitmusLinkTarget, MutantHits: DefaultLitmusMutantHits,
+		Budget: DefaultLitmusBudget, MutantBudget: DefaultLitmusMutantBudget,
+		MinInstances: DefaultLitmusMinInstances, MinFlagShare: DefaultLitmusMinFlagShare,
+		MaxViolationBound: DefaultLitmusMaxViolationBound}
+	switch p := strings.ToLower(strings.TrimSpace(getenv(EnvLitmusProfile))); p {
+	case "", LitmusProfileDefault:
+	case LitmusProfileCertify:
+		s.Profile = p
+		s.Target, s.LinkTarget, s.MutantHits = CertifyLitmusTarget, CertifyLitmusLinkTarget, CertifyLitmusMutantHits
+		s.Budget, s.MutantBudget = CertifyLitmusBudget, CertifyLitmusMutantBudget
+	default:
+		return s, fmt.Errorf("%s=%q: the profile is %s or %s", EnvLitmusProfile, getenv(EnvLitmusProfile), LitmusProfileDefault, LitmusProfileCertify)
+	}
 	if fake {
+		s.Target, s.LinkTarget, s.MutantHits = FakeLitmusTarget, FakeLitmusTarget, FakeLitmusMutantHits
+		s.Budget, s.MutantBudget = FakeLitmusBudget, FakeLitmusBudget
 		s.MinInstances, s.MaxViolationBound = FakeLitmusMinInstances, FakeLitmusMaxViolationBound
 	}
-	if v := strings.TrimSpace(getenv(EnvLitmusMinInstances)); v != "" {
-		n, err := strconv.ParseUint(strings.ReplaceAll(v, "_", ""), 10, 64)
-		if err != nil || n == 0 {
-			return s, fmt.Errorf("%s=%q: want a positive whole number of instances, such as 100000", EnvLitmusMinInstances, v)
-		}
-		s.MinInstances = n
-	}
 	var err error
+	for _, c := range []struct {
+		name    string
+		to      *uint64
+		example string
+	}{
+		{EnvLitmusMinInstances, &s.MinInstances, "100000"},
+		{EnvLitmusTarget, &s.Target, "1e9"},
+		{EnvLitmusLinkTarget, &s.LinkTarget, "1e7"},
+		{EnvLitmusMutantHits, &s.MutantHits, "100"},
+	} {
+		if *c.to, err = readCount(getenv, c.name, *c.to, c.example); err != nil {
+			return s, err
+		}
+	}
 	if s.MinFlagShare, err = readFraction(getenv, EnvLitmusMinFlagShare, s.MinFlagShare, "0.001%"); err != nil {
 		return s, err
 	}
 	if s.MaxViolationBound, err = readFraction(getenv, EnvLitmusMaxViolationBound, s.MaxViolationBound, "1e-4"); err != nil {
 		return s, err
 	}
-	if v := strings.TrimSpace(getenv(EnvLitmusBudget)); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return s, fmt.Errorf("%s=%q: want a positive Go duration such as 10s", EnvLitmusBudget, v)
-		}
-		s.FakeBudget = d
+	if s.Budget, err = readDuration(getenv, EnvLitmusBudget, s.Budget); err != nil {
+		return s, err
+	}
+	if s.MutantBudget, err = readDuration(getenv, EnvLitmusMutantBudget, s.MutantBudget); err != nil {
+		return s, err
 	}
 	return s, nil
+}
+
+// LongestBudget is the longer of the two caps: a litmus spec's timeout
+// grows with it.
+func (s LitmusSettings) LongestBudget() time.Duration { return max(s.Budget, s.MutantBudget) }
+
+// readCount reads a positive whole number, written plainly, with
+// underscores (1_000_000) or in exponent form (1e9).
+func readCount(getenv func(string) string, name string, def uint64, example string) (uint64, error) {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return def, nil
+	}
+	plain := strings.ReplaceAll(v, "_", "")
+	if n, err := strconv.ParseUint(plain, 10, 64); err == nil && n > 0 {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(plain, 64)
+	if err != nil || !(f >= 1) || f != math.Trunc(f) || f > 1<<62 || strings.ContainsAny(plain, "xXpP") {
+		return def, fmt.Errorf("%s=%q: want a positive whole number such as %s", name, v, example)
+	}
+	return uint64(f), nil
+}
+
+func readDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return def, fmt.Errorf("%s=%q: want a positive Go duration such as 10s", name, v)
+	}
+	return d, nil
 }
 
 // readFraction reads a number in (0, 1], or a percentage in (0, 100] with a

@@ -13,21 +13,53 @@ func TestReadLitmusSettings(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	s, err := ReadLitmusSettings(env(nil), false)
 	if err != nil || s.MinInstances != DefaultLitmusMinInstances || s.MinFlagShare != DefaultLitmusMinFlagShare ||
-		s.MaxViolationBound != DefaultLitmusMaxViolationBound || s.FakeBudget != FakeLitmusBudget {
+		s.MaxViolationBound != DefaultLitmusMaxViolationBound || s.Budget != DefaultLitmusBudget ||
+		s.MutantBudget != DefaultLitmusMutantBudget || s.Target != DefaultLitmusTarget || s.LinkTarget != DefaultLitmusLinkTarget ||
+		s.MutantHits != DefaultLitmusMutantHits || s.Profile != LitmusProfileDefault {
 		t.Fatalf("hardware defaults: %+v, %v", s, err)
 	}
 	s, err = ReadLitmusSettings(env(nil), true)
-	if err != nil || s.MinInstances != FakeLitmusMinInstances || s.MaxViolationBound != FakeLitmusMaxViolationBound {
+	if err != nil || s.MinInstances != FakeLitmusMinInstances || s.MaxViolationBound != FakeLitmusMaxViolationBound ||
+		s.Budget != FakeLitmusBudget || s.Target != FakeLitmusTarget || s.MutantHits != FakeLitmusMutantHits {
 		t.Fatalf("fake defaults: %+v, %v", s, err)
 	}
-	// A two-second H200 run must pass the defaults: 1.6e7 instances with
-	// no violation bound the rate at 3/1.6e7.
-	if n := 1.6e7; n < DefaultLitmusMinInstances || 3/n > DefaultLitmusMaxViolationBound {
-		t.Errorf("the hardware defaults reject a two-second H200 run")
+	// A target reached must pass the evidence rules: no violation in the
+	// link target bounds the rate at 3/1e7.
+	for _, n := range []float64{DefaultLitmusLinkTarget, CertifyLitmusLinkTarget} {
+		if n < DefaultLitmusMinInstances || 3/n > DefaultLitmusMaxViolationBound {
+			t.Errorf("the evidence defaults reject a run that reached the target %g", n)
+		}
+	}
+	// The caps leave room for the slowest rates measured on an H200:
+	// 1.6e9 instances/s between CTAs, 7.5e6/s with host threads.
+	for _, p := range []struct {
+		name         string
+		target, link float64
+		budget       time.Duration
+	}{
+		{LitmusProfileDefault, DefaultLitmusTarget, DefaultLitmusLinkTarget, DefaultLitmusBudget},
+		{LitmusProfileCertify, CertifyLitmusTarget, CertifyLitmusLinkTarget, CertifyLitmusBudget},
+	} {
+		need := time.Duration(max(p.target/1.6e9, p.link/7.5e6) * float64(time.Second))
+		if need > p.budget {
+			t.Errorf("%s: the slowest measured rates need %s, more than the cap %s", p.name, need, p.budget)
+		}
+	}
+	s, err = ReadLitmusSettings(env(map[string]string{EnvLitmusProfile: "Certify"}), false)
+	if err != nil || s.Profile != LitmusProfileCertify || s.Target != CertifyLitmusTarget || s.LinkTarget != CertifyLitmusLinkTarget ||
+		s.MutantHits != CertifyLitmusMutantHits || s.Budget != CertifyLitmusBudget || s.MutantBudget != CertifyLitmusMutantBudget ||
+		s.Target < 1e10 || s.LinkTarget < 1e8 {
+		t.Fatalf("certify: %+v, %v", s, err)
+	}
+	s, err = ReadLitmusSettings(env(map[string]string{EnvLitmusProfile: "certify", EnvLitmusBudget: "5m"}), false)
+	if err != nil || s.Budget != 5*time.Minute || s.LongestBudget() != 5*time.Minute {
+		t.Fatalf("certify with a budget set: %+v, %v", s, err)
 	}
 	s, err = ReadLitmusSettings(env(map[string]string{EnvLitmusMinInstances: "1_000", EnvLitmusMinFlagShare: "5%",
-		EnvLitmusMaxViolationBound: "0.5", EnvLitmusBudget: "20ms"}), true)
-	if err != nil || s.MinInstances != 1000 || s.MinFlagShare != 0.05 || s.MaxViolationBound != 0.5 || s.FakeBudget != 20*time.Millisecond {
+		EnvLitmusMaxViolationBound: "0.5", EnvLitmusBudget: "20ms", EnvLitmusMutantBudget: "30ms",
+		EnvLitmusTarget: "2e9", EnvLitmusLinkTarget: "5_000_000", EnvLitmusMutantHits: "7"}), true)
+	if err != nil || s.MinInstances != 1000 || s.MinFlagShare != 0.05 || s.MaxViolationBound != 0.5 || s.Budget != 20*time.Millisecond ||
+		s.MutantBudget != 30*time.Millisecond || s.Target != 2e9 || s.LinkTarget != 5e6 || s.MutantHits != 7 {
 		t.Fatalf("set values: %+v, %v", s, err)
 	}
 	for name, bad := range map[string][]string{
@@ -35,6 +67,11 @@ func TestReadLitmusSettings(t *testing.T) {
 		EnvLitmusMinFlagShare:      {"0", "1.5", "101%", "-0.1", "NaN", "x"},
 		EnvLitmusMaxViolationBound: {"0", "2", "abc%"},
 		EnvLitmusBudget:            {"0s", "fast"},
+		EnvLitmusMutantBudget:      {"-1s", "1"},
+		EnvLitmusTarget:            {"0", "1e-3", "2.5e0", "0x1p4", "Inf"},
+		EnvLitmusLinkTarget:        {"lots"},
+		EnvLitmusMutantHits:        {"0"},
+		EnvLitmusProfile:           {"thorough"},
 	} {
 		for _, v := range bad {
 			_, err := ReadLitmusSettings(env(map[string]string{name: v}), false)

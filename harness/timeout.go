@@ -23,7 +23,7 @@ import (
 //
 // A spec whose running time is decided by another setting adds that time
 // or scales by it, so raising that setting never times the spec out: the
-// litmus specs take TimeoutPlus(1, 3 × P2PCONF_LITMUS_BUDGET) and the flag
+// litmus specs take TimeoutPlus(1, 3 × the longer litmus cap) and the flag
 // handoffs TimeoutPlus(0.5, the budget), as before; the bandwidth specs
 // that sweep the sizes take Timeout(largest size / its 1 GiB default, at
 // least 1).

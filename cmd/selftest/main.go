@@ -33,13 +33,15 @@ import (
 
 // presets are the fake machines the suites run on. Large presets run on a
 // few pairs that cover their link kinds, so `make test` stays within minutes;
-// the pair lists are part of the expectation.
-var presets = []struct{ Name, GPUs, Pairs string }{
-	{"single", "", ""},
-	{"h200x2", "", ""},
-	{"nvlink8", "0,1", ""},
-	{"pcie4-nop2p", "0,1", ""},
-	{"mixed", "", "0-1,2-3,1-2"}, // native NVLink, partial-atomics NVLink, PCIe
+// the pair and triple lists are part of the expectation. Triples left empty
+// are those the suite selects among the GPUs (none with fewer than three;
+// 0-1-2 and 0-2-3 on mixed, which cover its three link classes).
+var presets = []struct{ Name, GPUs, Pairs, Triples string }{
+	{"single", "", "", ""},
+	{"h200x2", "", "", ""},
+	{"nvlink8", "0,1", "", "0-1-2"},
+	{"pcie4-nop2p", "0,1", "", ""},
+	{"mixed", "", "0-1,2-3,1-2", ""}, // native NVLink, partial-atomics NVLink, PCIe
 }
 
 func main() {
@@ -86,7 +88,7 @@ func run(update, write bool, only string) error {
 			return err
 		}
 		for _, p := range presets {
-			env := []string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=" + p.Name, "P2PCONF_GPUS=" + p.GPUs, "P2PCONF_PAIRS=" + p.Pairs,
+			env := []string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=" + p.Name, "P2PCONF_GPUS=" + p.GPUs, "P2PCONF_PAIRS=" + p.Pairs, "P2PCONF_TRIPLES=" + p.Triples,
 				"P2PCONF_FAKE_DEFECTS=", "P2PCONF_REPORT_DIR="}
 			res, err := suiterun.Run(root, bin, suite, env, 10*time.Minute)
 			if err != nil {

@@ -33,7 +33,7 @@ type Scope string
 const (
 	OnGPU   Scope = "1"    // once per GPU
 	OnPair  Scope = "pair" // once per ordered pair
-	OnThree Scope = "3+"   // needs three GPUs
+	OnThree Scope = "3"    // once per selected triple of GPUs (label triple:A-B-C)
 )
 
 // Check is one catalogue entry.

@@ -71,3 +71,36 @@ func TestFormatAndValidate(t *testing.T) {
 		t.Error("Format accepted an ID the catalogue lacks")
 	}
 }
+
+func TestTripleLabels(t *testing.T) {
+	l, err := Format("ordering.litmus", OnThree, []string{LabelTriple + TripleID(0, 2, 3), LabelLink + "pcie"}, []string{Slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if probs := Validate("x", l, "ordering"); len(probs) > 0 {
+		t.Errorf("Format's triple labels are invalid: %v", probs)
+	}
+	p := Parse(l)
+	if p.Scope != "3" || p.Triple != "0-2-3" || len(p.TripleGPUs) != 3 || p.TripleGPUs[2] != 3 || p.GPU != nil || p.Src != nil ||
+		p.Link != "pcie" || p.SpecKey() != "ordering.litmus@0-2-3" {
+		t.Errorf("Parse(%v) = %+v", l, p)
+	}
+	for _, bad := range [][]string{
+		{"id:ordering.litmus", "suite:ordering", "kind:conf", "gpus:3", "link:nvlink"},                                // no triple:
+		{"id:ordering.litmus", "suite:ordering", "kind:conf", "gpus:3", "triple:0-1", "link:nvlink"},                  // two GPUs
+		{"id:ordering.litmus", "suite:ordering", "kind:conf", "gpus:3", "triple:0-1-1", "link:nvlink"},                // a GPU twice
+		{"id:ordering.litmus", "suite:ordering", "kind:conf", "gpus:3", "triple:0-1-2"},                               // no link:
+		{"id:ordering.litmus", "suite:ordering", "kind:conf", "gpus:3", "triple:0-1-2", "link:nvlink", "pair:0-1"},    // a pair: too
+		{"id:ordering.litmus", "suite:ordering", "kind:conf", "gpus:pair", "pair:0-1", "link:nvlink", "triple:0-1-2"}, // a pair spec with a triple:
+		{"id:access.peer-copy", "suite:access", "kind:conf", "gpus:3", "triple:0-1-2", "link:nvlink"},                 // a check without the scope
+	} {
+		if probs := Validate("x", bad, Parse(bad).Suite); len(probs) == 0 {
+			t.Errorf("Validate accepted %v", bad)
+		}
+	}
+	for s, ok := range map[string]bool{"0-1-2": true, "7-0-3": true, "0-1": false, "0-1-2-3": false, "a-b-c": false, "-1-2-3": false, "01-2-3": false, "1-2-1": false} {
+		if _, got := ParseTripleID(s); got != ok {
+			t.Errorf("ParseTripleID(%q) ok = %v, want %v", s, got, ok)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func Document() string {
 		"- **Kind**: `conf` fails on any violation; `info` records an observation and fails only on a\n" +
 		"  harness error; `mutant` is an allowed-but-weak variant of a `conf` check that never fails the\n" +
 		"  run by itself and shows whether its sibling could have failed. The first kind is the default.\n" +
-		"- **Scope**: `1` runs on every GPU alone; `pair` once per ordered pair; `3+` needs three GPUs.\n")
+		"- **Scope**: `1` runs on every GPU alone; `pair` once per ordered pair; `3` once per selected triple of GPUs (label `triple:A-B-C`, roles in that order).\n")
 	family := ""
 	for _, c := range catalogue {
 		if c.Family != family {

@@ -19,6 +19,7 @@ const (
 	LabelGPUs    = "gpus:"
 	LabelGPU     = "gpu:"
 	LabelPair    = "pair:"
+	LabelTriple  = "triple:"
 	LabelLink    = "link:"
 	LabelProcess = "process:"
 
@@ -28,7 +29,7 @@ const (
 	Slow = "slow"
 )
 
-var knownPrefixes = []string{LabelID, LabelSuite, LabelKind, LabelGPUs, LabelGPU, LabelPair, LabelLink, LabelProcess}
+var knownPrefixes = []string{LabelID, LabelSuite, LabelKind, LabelGPUs, LabelGPU, LabelPair, LabelTriple, LabelLink, LabelProcess}
 
 var knownPlain = map[string]bool{Slow: true}
 
@@ -44,6 +45,27 @@ func GPULabel(ordinal int) string { return LabelGPU + strconv.Itoa(ordinal) }
 
 // PairID is "0-1", as in P2PCONF_PAIRS and the pair: label.
 func PairID(src, dst int) string { return fmt.Sprintf("%d-%d", src, dst) }
+
+// TripleID is "0-1-2", as the triple: label writes three GPUs in role
+// order.
+func TripleID(a, b, c int) string { return fmt.Sprintf("%d-%d-%d", a, b, c) }
+
+// ParseTripleID reads "0-1-2" into three distinct ordinals; ok is false
+// for anything else.
+func ParseTripleID(s string) (v [3]int, ok bool) {
+	parts := strings.Split(s, "-")
+	if len(parts) != 3 {
+		return v, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || strconv.Itoa(n) != p {
+			return v, false
+		}
+		v[i] = n
+	}
+	return v, v[0] != v[1] && v[1] != v[2] && v[0] != v[2]
+}
 
 // Format builds a spec's labels: id:, suite:, kind: and gpus: from the
 // catalogue, then the target labels, then extra (a kind: among extra
@@ -78,6 +100,10 @@ type Labels struct {
 	GPU, Src, Dst *int
 	// Pair is the raw pair: value ("0-1"), GPUText the raw gpu: value.
 	Pair, GPUText string
+	// Triple is the raw triple: value ("0-1-2"); TripleGPUs its ordinals in
+	// role order, nil when the label is absent or malformed.
+	Triple     string
+	TripleGPUs []int
 	// Count is how many labels had each prefix.
 	Count map[string]int
 	// Unknown lists labels that are neither a known plain label nor have a
@@ -121,6 +147,8 @@ func Parse(all []string) Labels {
 			set(&l.GPUText, prefix, s)
 		case LabelPair:
 			set(&l.Pair, prefix, s)
+		case LabelTriple:
+			set(&l.Triple, prefix, s)
 		}
 	}
 	if n, err := strconv.Atoi(l.GPUText); err == nil && l.GPUText != "" {
@@ -132,6 +160,9 @@ func Parse(all []string) Labels {
 		if err1 == nil && err2 == nil && x >= 0 && y >= 0 {
 			l.Src, l.Dst = &x, &y
 		}
+	}
+	if v, ok := ParseTripleID(l.Triple); ok {
+		l.TripleGPUs = v[:]
 	}
 	return l
 }
@@ -148,7 +179,7 @@ func knownPrefix(l string) string {
 
 // SpecKey identifies a check on its target, for the duplicate check:
 // "access.peer-copy@0-1".
-func (l Labels) SpecKey() string { return l.ID + "@" + l.GPUText + l.Pair }
+func (l Labels) SpecKey() string { return l.ID + "@" + l.GPUText + l.Pair + l.Triple }
 
 // Validate checks one spec's labels against the catalogue. text names the
 // spec in the problems, suite is the suite being run.
@@ -183,15 +214,19 @@ func Validate(text string, labels []string, suite string) []string {
 	if n := l.Count[LabelProcess]; n > 0 && (n != 1 || LabelProcess+l.Process != ProcessMulti) {
 		bad("process label %q (count %d): the only one is %s", l.Process, n, ProcessMulti)
 	}
-	gpus, pairs, links := l.Count[LabelGPU], l.Count[LabelPair], l.Count[LabelLink]
+	gpus, pairs, triples, links := l.Count[LabelGPU], l.Count[LabelPair], l.Count[LabelTriple], l.Count[LabelLink]
 	switch Scope(l.Scope) {
 	case OnGPU:
-		if gpus != 1 || pairs != 0 || links != 0 {
-			bad("a per-GPU spec needs one gpu: label and no pair: or link: label")
+		if gpus != 1 || pairs != 0 || triples != 0 || links != 0 {
+			bad("a per-GPU spec needs one gpu: label and no pair:, triple: or link: label")
 		}
 	case OnPair:
-		if pairs != 1 || gpus != 0 || links != 1 || !LinkValues[l.Link] {
-			bad("a pair spec needs one pair: label, one link: label (nvlink, pcie, none or unknown; found %q) and no gpu: label", l.Link)
+		if pairs != 1 || gpus != 0 || triples != 0 || links != 1 || !LinkValues[l.Link] {
+			bad("a pair spec needs one pair: label, one link: label (nvlink, pcie, none or unknown; found %q) and no gpu: or triple: label", l.Link)
+		}
+	case OnThree:
+		if triples != 1 || l.TripleGPUs == nil || gpus != 0 || pairs != 0 || links != 1 || !LinkValues[l.Link] {
+			bad("a three-GPU spec needs one triple: label of three distinct GPUs (such as triple:0-1-2; found %q), one link: label (nvlink, pcie, none or unknown; found %q) and no gpu: or pair: label", l.Triple, l.Link)
 		}
 	}
 	return probs

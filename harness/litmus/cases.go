@@ -14,13 +14,15 @@ import (
 // CheckID is the catalogue ID of every litmus spec, forbidden and mutant.
 const CheckID = "ordering.litmus"
 
-// Case is one test in one placement on one GPU or pair: one spec.
+// Case is one test in one placement on one GPU, pair or triple: one spec.
 type Case struct {
-	Test  *Test
-	Place Placement
-	A     harness.GPU
-	B     harness.GPU   // TwoGPUs only
-	Pair  *harness.Pair // TwoGPUs only
+	Test   *Test
+	Place  Placement
+	A      harness.GPU
+	B      harness.GPU     // TwoGPUs and ThreeGPUs only
+	C      harness.GPU     // ThreeGPUs only
+	Pair   *harness.Pair   // TwoGPUs only
+	Triple *harness.Triple // ThreeGPUs only
 	// Verdict is the test's verdict here; Why says why a forbidden test
 	// became a mutant (a scope that does not cover the threads).
 	Verdict Verdict
@@ -75,20 +77,56 @@ func PairCases(p harness.Pair) []Case {
 	return mutantsFirst(out)
 }
 
+// TripleCases lists the cases on a triple (see harness.SelectTriples):
+// IRIW, WRC and ISA2 with their threads on A, B and C as
+// Test.triplePlacements says, mutants first within a family.
+func TripleCases(tr harness.Triple) []Case {
+	var out []Case
+	for _, t := range Catalogue() {
+		for _, pl := range t.Placements(ThreeGPUs) {
+			c := newCase(t, pl, tr.A, tr.B, nil)
+			c.C, c.Triple = tr.C, &tr
+			out = append(out, c)
+		}
+	}
+	return mutantsFirst(out)
+}
+
 func newCase(t *Test, pl Placement, a, b harness.GPU, p *harness.Pair) Case {
 	v, why := pl.Verdict(t)
 	return Case{Test: t, Place: pl, A: a, B: b, Pair: p, Verdict: v, Why: why}
 }
 
-// Where describes the placement with the GPUs' names.
-func (c Case) Where() string { return c.Place.Describe(c.Test, c.A.String(), c.B.String()) }
+// GPUs are the case's GPUs in role order: A, then B and C where the
+// placement has them.
+func (c Case) GPUs() []harness.GPU {
+	switch c.Place.Kind {
+	case TwoGPUs:
+		return []harness.GPU{c.A, c.B}
+	case ThreeGPUs:
+		return []harness.GPU{c.A, c.B, c.C}
+	}
+	return []harness.GPU{c.A}
+}
 
-// Name is the spec text: it names the test, the pair, the placement and the
-// GPUs, and what the spec checks.
+// Where describes the placement with the GPUs' names.
+func (c Case) Where() string {
+	var names []string
+	for _, g := range c.GPUs() {
+		names = append(names, g.String())
+	}
+	return c.Place.Describe(c.Test, names...)
+}
+
+// Name is the spec text: it names the test, the pair or triple, the
+// placement and the GPUs, and what the spec checks.
 func (c Case) Name() string {
 	where := c.Where()
-	if c.Pair != nil {
+	switch {
+	case c.Pair != nil:
 		where = "on " + c.Pair.String() + " " + where
+	case c.Triple != nil:
+		where = "on " + c.Triple.String() + " " + where
 	}
 	if c.Verdict == Forbidden {
 		return fmt.Sprintf("%s %s never shows the forbidden outcome %s", c.Test.Name(), where, c.Test.TargetText())
@@ -96,7 +134,8 @@ func (c Case) Name() string {
 	return fmt.Sprintf("%s %s counts the allowed weak outcome %s (mutant)", c.Test.Name(), where, c.Test.TargetText())
 }
 
-// Labels are the extra labels of the spec (with GPULabels or PairLabels).
+// Labels are the extra labels of the spec (with GPULabels, PairLabels or
+// TripleLabels).
 func (c Case) Labels() []harness.Extra {
 	if c.Verdict == Allowed {
 		return []harness.Extra{harness.KindLabel(harness.Mutant), harness.Slow}
@@ -137,9 +176,12 @@ func sameShape(a, b *Test) bool {
 // Siblings lists the forbidden cases a mutant case gives power to.
 func (c Case) Siblings() []Case {
 	var all []Case
-	if c.Pair != nil {
+	switch {
+	case c.Pair != nil:
 		all = PairCases(*c.Pair)
-	} else {
+	case c.Triple != nil:
+		all = TripleCases(*c.Triple)
+	default:
 		all = GPUCases(c.A)
 	}
 	var out []Case
@@ -151,10 +193,13 @@ func (c Case) Siblings() []Case {
 	return out
 }
 
-// Target names the GPU or pair, for messages.
+// Target names the GPU, pair or triple, for messages.
 func (c Case) Target() string {
-	if c.Pair != nil {
+	switch {
+	case c.Pair != nil:
 		return c.Pair.String()
+	case c.Triple != nil:
+		return c.Triple.String()
 	}
 	return c.A.String()
 }

@@ -93,7 +93,7 @@ var (
 // runs after the mutants that give it power).
 func Catalogue() []*Test {
 	catalogueOnce.Do(func() {
-		for _, family := range [][]*Test{mpTests(), sbTests(), lbTests(), coherenceTests(), rmwTests(), wrcTests(), isa2Tests()} {
+		for _, family := range [][]*Test{mpTests(), sbTests(), lbTests(), coherenceTests(), rmwTests(), wrcTests(), isa2Tests(), iriwTests()} {
 			var mutants, forbidden []*Test
 			for _, t := range family {
 				if t.Verdict == Allowed {

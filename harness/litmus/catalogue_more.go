@@ -87,7 +87,7 @@ func wrcTests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel, acq acc) *Test {
 		return &Test{Family: "WRC", Variant: variant, Locs: []string{"x", "y"},
 			Threads: [][]Op{{st(x, 1, rlxSys)}, {poll(x, 1, 0, rlxSys), st(y, 1, rel)}, {poll(y, 1, 1, acq), ld(x, 2, rlxSys)}},
-			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere, Host: host, Source: "litmus.md F (cumulativity)"}
+			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "litmus.md F (cumulativity)"}
 	}
 	return []*Test{
 		mk("rlx.sys", Allowed, []string{"GGH"}, rlxSys, rlxSys),
@@ -105,7 +105,7 @@ func isa2Tests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel1, acq1, rel2, acq2 acc) *Test {
 		return &Test{Family: "ISA2", Variant: variant, Locs: []string{"x", "y", "z"},
 			Threads: [][]Op{{st(x, 1, weak), st(y, 1, rel1)}, {poll(y, 1, 0, acq1), st(z, 1, rel2)}, {poll(z, 1, 1, acq2), ld(x, 2, weak)}},
-			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere, Host: host, Source: "litmus.md F (cumulativity), CUDA guide memory-model example"}
+			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "litmus.md F (cumulativity), CUDA guide memory-model example"}
 	}
 	return []*Test{
 		mk("hop 1 relaxed", Allowed, nil, rlxSys, acqSys, relSys, acqSys),
@@ -113,5 +113,35 @@ func isa2Tests() []*Test {
 		mk("rel.sys/acq.sys", Forbidden, []string{"GGH"}, relSys, acqSys, relSys, acqSys),
 		mk("hop 1 .gpu, hop 2 .sys", Forbidden, []string{"GGH"}, relGPU, acqGPU, relSys, acqSys),
 		mk("hop 1 .sys, hop 2 .gpu", Forbidden, nil, relSys, acqSys, relGPU, acqGPU),
+	}
+}
+
+// iriwTests: independent reads of independent writes, litmus.md F. T0
+// writes x, T1 writes y; T2 reads x then y, T3 reads y then x. Weak: the
+// readers disagree on the order of the writes (T2 sees x but not y, T3 y
+// but not x). PTX is not multi-copy atomic: acquire loads, or
+// fence.acq_rel between the loads, allow it; fence.sc.sys between both
+// readers' loads forbids it; fence.sc.gpu does so only within one GPU, so
+// across GPUs it is a scope mutant. IRIW needs its four agents on
+// different GPUs, so it runs on triples only (Test.triplePlacements).
+func iriwTests() []*Test {
+	mk := func(variant string, v Verdict, l acc, f *acc) *Test {
+		reader := func(a, b, ra, rb int) []Op {
+			if f == nil {
+				return []Op{ld(a, ra, l), ld(b, rb, l)}
+			}
+			return []Op{ld(a, ra, l), fence(*f), ld(b, rb, l)}
+		}
+		return &Test{Family: "IRIW", Variant: variant, Locs: []string{"x", "y"},
+			Threads: [][]Op{{st(x, 1, rlxSys)}, {st(y, 1, rlxSys)}, reader(x, y, 0, 1), reader(y, x, 2, 3)},
+			Target:  out{"r0": 1, "r1": 0, "r2": 1, "r3": 0}, Verdict: v, Where: InTriple,
+			Source: "litmus.md F (multi-copy atomicity; PTX is not multi-copy atomic)"}
+	}
+	return []*Test{
+		mk("rlx.sys", Allowed, rlxSys, nil),
+		mk("acq.sys readers", Allowed, acqSys, nil),
+		mk("F.ar.sys readers", Allowed, rlxSys, &arSys),
+		mk("F.sc.sys readers", Forbidden, rlxSys, &scSys),
+		mk("F.sc.gpu readers", Forbidden, rlxSys, &scGPU),
 	}
 }

@@ -11,7 +11,7 @@
 //   - model.go: the tests' sequentially consistent outcomes (enumerated), the
 //     value domains, the histogram encoding and the outcome classifier.
 //   - placement.go: where the threads run (between CTAs of one GPU, GPU and
-//     host thread, two GPUs) and the rule that turns a forbidden test into a
+//     host thread, two GPUs, three GPUs of a triple) and the rule that turns a forbidden test into a
 //     mutant when a scope does not cover the threads it must synchronise.
 //   - layout.go: the memory layout, kernel parameters and per-iteration
 //     permutations shared by the PTX, the Sim and the host side.
@@ -40,7 +40,11 @@
 // values, count the outcome in a shared-memory histogram and reset the
 // instance; two location sets alternate so that the reset needs no second
 // barrier. Histograms are added into device memory at the end of a launch,
-// so the host reads one small buffer per test. Every wait in the kernel is
+// so the host reads one small buffer per launch. A run stops on evidence,
+// not on the clock (env.go, Goal): a forbidden test once it has counted its
+// instance target, a mutant once it has shown its weak outcome often
+// enough, either at its time cap at the latest; each launch is sized from
+// the rate so far to end near the target. Every wait in the kernel is
 // bounded by %globaltimer and ends in a status word, never in a hang.
 //
 // The package is imported by the suites; it uses the harness fixture and

@@ -4,6 +4,7 @@
 package litmus
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 
@@ -20,33 +21,68 @@ type Env struct {
 	HostInstances int
 	Block         int           // threads per CTA (a power of two)
 	Stride        int           // bytes between two locations (a multiple of 4)
-	Budget        time.Duration // time per test
 	FirstIters    int           // iterations of the first launch
 	LaunchTime    time.Duration // what later launches aim for
 	Timeout       time.Duration // bound of every wait inside a launch
 	HostWorkers   int           // host goroutines playing the host threads
 	Stress        bool          // fill the rest of each GPU with stress CTAs
 	StressLines   int           // lines of the stress buffer
-	// Evidence is what a forbidden test needs, besides no violation, for
-	// its run to count as a pass.
+	// Evidence says when a run stops (targets and time caps, see Goal)
+	// and what a forbidden test needs, besides no violation, for its run to
+	// count as a pass.
 	Evidence harness.LitmusSettings
+}
+
+// Goal is when one case's run stops: once it has counted Want instances (a
+// forbidden test) or Want weak outcomes of its target (a mutant, Hits), or
+// once it has run for Cap, whichever comes first. A run always makes at
+// least one launch.
+type Goal struct {
+	Want uint64
+	Hits bool
+	Cap  time.Duration
+}
+
+// Goal is c's goal: a forbidden test between CTAs of one GPU runs to the
+// target, one that involves the host or another GPU (slower by two orders
+// of magnitude with host threads) to the link target, each within the
+// budget; a mutant runs until it has shown its weak outcome MutantHits
+// times, within the mutant budget, since once it has shown it often its
+// power is settled and further instances tell nothing new.
+func (e Env) Goal(c Case) Goal {
+	s := e.Evidence
+	if c.Verdict == Allowed {
+		return Goal{Want: s.MutantHits, Hits: true, Cap: s.MutantBudget}
+	}
+	if c.Place.Kind == CTAs {
+		return Goal{Want: s.Target, Cap: s.Budget}
+	}
+	return Goal{Want: s.LinkTarget, Cap: s.Budget}
+}
+
+// String says the goal in words: "1e+09 instances within 2s".
+func (g Goal) String() string {
+	what := "instances"
+	if g.Hits {
+		what = "weak outcomes"
+	}
+	return fmt.Sprintf("%.3g %s within %s", float64(g.Want), what, g.Cap)
 }
 
 // DefaultEnv is the environment for the run: on a GPU, 2^17 instances per
 // iteration at most (65,536 for three threads on an H200), 128-byte
-// strides, launches of about 100 ms within the litmus budget; on the fake
-// backend, which interprets every access in Go, 16 instances and a budget
-// of s.FakeBudget (1 ms, one launch of 4 iterations, unless
-// P2PCONF_LITMUS_BUDGET is set), so the suite stays fast; injected ordering
-// defects show within that (release-not-ordered breaks MP and ISA2 in most
-// instances).
+// strides, launches of at most about 100 ms sized to end at the goal; on
+// the fake backend, which interprets every access in Go, 16 instances per
+// iteration and the fake's targets and caps (one launch of 4 iterations
+// reaches the 64-instance target), so the suite stays fast; injected
+// ordering defects show within that (release-not-ordered breaks MP and
+// ISA2 in most instances).
 func DefaultEnv(cfg harness.Config, s harness.LitmusSettings) Env {
 	e := Env{
 		Instances:     1 << 17,
 		HostInstances: 1024,
 		Block:         256,
 		Stride:        128,
-		Budget:        cfg.LitmusBudget,
 		FirstIters:    16,
 		LaunchTime:    100 * time.Millisecond,
 		Timeout:       2 * time.Second,
@@ -57,7 +93,6 @@ func DefaultEnv(cfg harness.Config, s harness.LitmusSettings) Env {
 	e.Stress = cfg.LitmusStress
 	if cfg.Backend == "fake" {
 		e.Instances, e.HostInstances, e.Block, e.Stride = 16, 16, 16, 16
-		e.Budget = s.FakeBudget
 		e.FirstIters, e.LaunchTime, e.HostWorkers = 4, time.Millisecond, 1
 		e.Timeout, e.StressLines = 5*time.Second, 64
 		e.Stress = false

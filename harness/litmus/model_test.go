@@ -4,6 +4,7 @@
 package litmus
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func TestCatalogueIsSound(t *testing.T) {
 				t.Errorf("%s: weak outcome %s besides the target", tt.Name(), m.Text(bin))
 			}
 		}
-		for _, pl := range append(append(tt.Placements(CTAs), tt.Placements(WithHost)...), tt.Placements(TwoGPUs)...) {
+		for _, pl := range slices.Concat(tt.Placements(CTAs), tt.Placements(WithHost), tt.Placements(TwoGPUs), tt.Placements(ThreeGPUs)) {
 			v, _ := pl.Verdict(tt)
 			kinds[tt.Family][v] = true
 		}
@@ -58,6 +59,13 @@ func twoGPUs() (harness.GPU, harness.GPU) {
 	return harness.GPU{Ordinal: 0}, harness.GPU{Ordinal: backend.Device(1)}
 }
 
+func aTriple() harness.Triple {
+	a, b := twoGPUs()
+	c := harness.GPU{Ordinal: backend.Device(2)}
+	return harness.Triple{A: a, B: b, C: c, AB: harness.Pair{A: a, B: b, Link: "nvlink"},
+		BC: harness.Pair{A: b, B: c, Link: "nvlink"}, AC: harness.Pair{A: a, B: c, Link: "pcie"}}
+}
+
 // TestEveryForbiddenCaseHasAMutant: in every placement on a GPU or pair, a
 // forbidden spec has a mutant of its own shape that runs before it and can
 // give it power, except the tests whose only weakened forms have a
@@ -66,7 +74,7 @@ func twoGPUs() (harness.GPU, harness.GPU) {
 // power-gated, and this list says which they are.
 func TestEveryForbiddenCaseHasAMutant(t *testing.T) {
 	a, b := twoGPUs()
-	cases := append(GPUCases(a), PairCases(harness.Pair{A: a, B: b, Link: "nvlink"})...)
+	cases := slices.Concat(GPUCases(a), PairCases(harness.Pair{A: a, B: b, Link: "nvlink"}), TripleCases(aTriple()))
 	unpowered := map[string]bool{
 		"atomicity atom.add.rlx.sys between CTAs":                    true,
 		"atomicity atom.add.rlx.gpu between CTAs":                    true,

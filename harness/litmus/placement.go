@@ -12,7 +12,7 @@ import (
 )
 
 // Unit is where a thread runs or a location lives: the placement's first
-// GPU (A), its second (B), or the host.
+// GPU (A), its second (B), its third (C), or the host.
 type Unit int
 
 // Units.
@@ -20,6 +20,7 @@ const (
 	UnitHost Unit = -1
 	UnitA    Unit = 0
 	UnitB    Unit = 1
+	UnitC    Unit = 2
 )
 
 // PlaceKind is the kind of a placement.
@@ -27,9 +28,10 @@ type PlaceKind int
 
 // Placement kinds.
 const (
-	CTAs     PlaceKind = iota // all threads on GPU A, in different CTAs
-	WithHost                  // some threads on GPU A, some on host threads
-	TwoGPUs                   // threads on GPU A and GPU B, over peer memory
+	CTAs      PlaceKind = iota // all threads on GPU A, in different CTAs
+	WithHost                   // some threads on GPU A, some on host threads
+	TwoGPUs                    // threads on GPU A and GPU B, over peer memory
+	ThreeGPUs                  // threads on GPUs A, B and C, over peer memory
 )
 
 // Placement says where each thread of a test runs and where each location
@@ -73,8 +75,36 @@ func (t *Test) Placements(kind PlaceKind) []Placement {
 			}
 		}
 		return out
+	case kind == ThreeGPUs && t.Where&InTriple != 0:
+		return t.triplePlacements()
 	}
 	return nil
+}
+
+// triplePlacements are a test's placements on three GPUs, every location
+// with the first thread that writes it. A three-thread test (WRC, ISA2)
+// runs each thread on its own GPU, so each hop of the chain crosses a
+// link: T0 on A, T1 on B, T2 on C. IRIW has four threads for three GPUs:
+// the writers run on A (x) and B (y), and one reader runs on C, away from
+// both writers, while the other shares a GPU with a writer, in other
+// CTAs. Both ways are run: the reader of y then x (T3) beside y's writer
+// on B, and the reader of x then y (T2) beside x's writer on A. A reader
+// beside a writer sees that writer's store early and the other late, the
+// order the far reader must not see reversed; four GPUs would put every
+// agent on its own GPU, which three cannot.
+func (t *Test) triplePlacements() []Placement {
+	var all [][]Unit
+	switch len(t.Threads) {
+	case 3:
+		all = [][]Unit{{UnitA, UnitB, UnitC}}
+	case 4:
+		all = [][]Unit{{UnitA, UnitB, UnitC, UnitB}, {UnitA, UnitB, UnitA, UnitC}}
+	}
+	var out []Placement
+	for _, roles := range all {
+		out = append(out, Placement{Kind: ThreeGPUs, Roles: roles, Homes: t.homes(roles)})
+	}
+	return out
 }
 
 // crossHomed lists the placements of a two-thread test on a pair with its
@@ -216,19 +246,20 @@ func touches(th []Op, loc int) bool {
 	return false
 }
 
-// Describe names the placement for spec texts: a and b are the GPUs' names.
-func (p Placement) Describe(t *Test, a, b string) string {
+// Describe names the placement for spec texts: gpus are the names of GPUs
+// A, B and C, as far as the placement uses them.
+func (p Placement) Describe(t *Test, gpus ...string) string {
 	name := func(u Unit) string {
-		switch u {
-		case UnitA:
-			return a
-		case UnitB:
-			return b
+		if u >= 0 && int(u) < len(gpus) {
+			return gpus[u]
+		}
+		if u >= 0 {
+			return fmt.Sprintf("GPU %c", 'A'+rune(u))
 		}
 		return "the host"
 	}
 	if p.Kind == CTAs {
-		return "between CTAs of " + a
+		return "between CTAs of " + name(UnitA)
 	}
 	var roles []string
 	for i, u := range p.Roles {
@@ -266,7 +297,7 @@ func (p Placement) HostRMW(t *Test) bool {
 	return false
 }
 
-// PeerRMW reports whether a GPU applies a read-modify-write to the other
+// PeerRMW reports whether a GPU applies a read-modify-write to another
 // GPU's memory: atomic only where the pair's atomics are native.
 func (p Placement) PeerRMW(t *Test) bool {
 	for i, th := range t.Threads {

@@ -57,6 +57,7 @@ func Report(r *Result) {
 	harness.Finding("outcome_histogram", r.Histogram(), where)
 	harness.Finding("litmus_environment", map[string]any{"instances_per_iteration": r.N, "launches": r.Launches,
 		"iterations": r.Iterations, "grids": r.Grids, "stopped_early": dedupe(r.Aborts)}, where)
+	reportGoal(r, where)
 	if other := r.Count(OtherWeak); other > 0 && c.Verdict == Allowed {
 		harness.Finding("other_weak_outcomes", other, fmt.Sprintf("%s: outcomes that are neither sequentially consistent nor the mutant's target (a mutant does not judge them)", where))
 	}
@@ -96,6 +97,27 @@ func Report(r *Result) {
 		harness.Finding("gives no power", c.Test.TargetText(), detail)
 	}
 	rememberMutant(c, mutantRun{Test: c.Test.Name(), Hits: hits, Trials: n, Rate: rate, spec: c})
+}
+
+// reportGoal says how the run ended against its goal: the target, what it
+// reached, in what time and at what rate, and whether the target or the
+// cap stopped it. For a forbidden test a cap reached first is a finding of
+// its own, so a pass that rests on less than the target shows as such in
+// the report; a mutant that never shows its weak outcome ends at its cap
+// as a matter of course.
+func reportGoal(r *Result, where string) {
+	what := "instances"
+	if r.Goal.Hits {
+		what = "weak_outcomes"
+	}
+	harness.Metric("run_seconds", r.Wall.Seconds(), "s", fmt.Sprintf("%s: wall time of the run, stopped by its %s", where, r.Stop))
+	harness.Metric("target_"+what, float64(r.Goal.Want), what, fmt.Sprintf("%s: the run stops at %s", where, r.Goal))
+	harness.Finding("litmus_goal", map[string]any{"target": r.Goal.Want, "counts": what, "reached": r.Reached(),
+		"cap_seconds": r.Goal.Cap.Seconds(), "seconds": r.Wall.Seconds(), "instances_per_second": r.Rate(),
+		"stopped_by": string(r.Stop)}, where)
+	if missed := r.TargetMissed(); missed != "" && r.Case.Verdict == Forbidden {
+		harness.Finding("target_not_reached", r.Reached(), fmt.Sprintf("%s: %s", where, missed))
+	}
 }
 
 // reportPower says, from a forbidden spec, whether its own mutants (see

@@ -22,6 +22,9 @@ type Result struct {
 	Hist       []uint64      // instances per outcome bin
 	Aborts     []string      // why launches stopped early
 	Grids      []string      // what ran where: CTAs per GPU, host goroutines
+	Goal       Goal          // when the run was to stop
+	Stop       StopReason    // why it stopped
+	Wall       time.Duration // wall time of the run, first launch to last histogram read
 
 	consecutiveAborts int
 }
@@ -38,6 +41,43 @@ func (r *Result) record(iters, n uint32, took time.Duration, aborts []string) {
 	} else {
 		r.consecutiveAborts = 0
 	}
+}
+
+// StopReason says why a run stopped.
+type StopReason string
+
+// Why runs stop.
+const (
+	StopTarget      StopReason = "target"      // the goal's count was reached
+	StopCap         StopReason = "cap"         // the time cap came first
+	StopInterrupted StopReason = "interrupted" // the spec's context ended
+	StopAborted     StopReason = "aborted"     // three launches in a row stopped early
+)
+
+// Reached is the count the goal is about: instances counted for a
+// forbidden test, weak outcomes of the target for a mutant.
+func (r *Result) Reached() uint64 {
+	if r.Goal.Hits {
+		return r.Count(Target)
+	}
+	return r.Instances()
+}
+
+// TargetMissed says, for a run that stopped before its goal's count, what
+// it reached: the target, the count, the time and the rate; "" when the
+// target was reached.
+func (r *Result) TargetMissed() string {
+	if r.Stop == StopTarget {
+		return ""
+	}
+	what := "instances"
+	if r.Goal.Hits {
+		what = "weak outcomes"
+	}
+	why := map[StopReason]string{StopCap: "the time cap " + r.Goal.Cap.String() + " came first",
+		StopInterrupted: "the spec was interrupted", StopAborted: "three launches in a row stopped early"}[r.Stop]
+	return fmt.Sprintf("target not reached: %d of %d %s in %s (%.3g instances/s); %s",
+		r.Reached(), r.Goal.Want, what, r.Wall.Round(time.Millisecond), r.Rate(), why)
 }
 
 // Instances is the number of instances counted (completed and collected).
@@ -148,6 +188,11 @@ func (r *Result) Summary() string {
 	s := fmt.Sprintf("%s %s: %d instances counted (%d launched in %d launches, %d per iteration, %s), %.3g instances/s; outcomes: %s",
 		r.Case.Test.Name(), r.Case.Where(), r.Instances(), r.Launched, r.Launches, r.N, r.Elapsed.Round(time.Millisecond),
 		r.Rate(), r.HistogramText())
+	if missed := r.TargetMissed(); missed != "" {
+		s += "; " + missed
+	} else if r.Goal.Want > 0 {
+		s += fmt.Sprintf("; stopped at the target of %d", r.Goal.Want)
+	}
 	if len(r.Aborts) > 0 {
 		s += "; stopped early: " + strings.Join(dedupe(r.Aborts), "; ")
 	}

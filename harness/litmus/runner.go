@@ -6,6 +6,7 @@ package litmus
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -53,11 +54,13 @@ type runner struct {
 	res     *Result
 }
 
-// Run runs case c for env.Budget and returns what it saw. Requirements the
+// Run runs case c until its goal (Env.Goal: a target count of instances or
+// weak outcomes, or a time cap) and returns what it saw. Requirements the
 // machine does not meet skip the spec; harness and driver errors fail it.
 func Run(ctx context.Context, h *harness.Harness, c Case, env Env) *Result {
 	ginkgo.GinkgoHelper()
-	r := &runner{ctx: ctx, h: h, c: c, env: env, t: c.Test, k: c.Test.Kernel(), res: &Result{Case: c}}
+	goal := env.Goal(c)
+	r := &runner{ctx: ctx, h: h, c: c, env: env, t: c.Test, k: c.Test.Kernel(), res: &Result{Case: c, Goal: goal}}
 	r.require()
 	r.plan()
 	r.allocate()
@@ -65,20 +68,47 @@ func Run(ctx context.Context, h *harness.Harness, c Case, env Env) *Result {
 	iters := env.FirstIters
 	start := time.Now()
 	for launch := 0; ; launch++ {
-		left := env.Budget - time.Since(start)
-		if launch > 0 && (left <= 0 || ctx.Err() != nil || r.res.consecutiveAborts >= 3) {
+		took := r.launch(uint32(iters), seed+uint32(launch)*0x9E3779B1)
+		r.readHistogram()
+		r.res.Wall = time.Since(start)
+		if r.res.Stop = r.stopped(goal); r.res.Stop != "" {
 			break
 		}
-		took := r.launch(uint32(iters), seed+uint32(launch)*0x9E3779B1)
-		// Aim the next launch at LaunchTime (or what is left of the budget),
-		// growing at most 4× per launch: the first, short launch includes the
-		// start-up and says little about the time per iteration.
-		perIter := max(took/time.Duration(iters), time.Microsecond)
-		want := max(min(env.LaunchTime, env.Budget-time.Since(start))/perIter, 1)
-		iters = int(min(want, time.Duration(4*iters), time.Duration(r.maxIters())))
+		iters = r.nextIters(goal, iters, took)
 	}
-	r.readHistogram()
 	return r.res
+}
+
+// stopped says why the run stops after a launch, or "" to go on.
+func (r *runner) stopped(goal Goal) StopReason {
+	switch {
+	case r.res.Reached() >= goal.Want:
+		return StopTarget
+	case r.res.Wall >= goal.Cap:
+		return StopCap
+	case r.ctx.Err() != nil:
+		return StopInterrupted
+	case r.res.consecutiveAborts >= 3:
+		return StopAborted
+	}
+	return ""
+}
+
+// nextIters sizes the next launch: what is left to the goal at the rate
+// seen so far (rounded up, so stopping overshoots by less than one
+// iteration), at most LaunchTime or what is left of the cap, and growing
+// at most 4× per launch, since the first, short launch includes the
+// start-up and says little about the time per iteration. The launches
+// grow geometrically, so their fixed cost (a few ms each) stays small
+// against the run.
+func (r *runner) nextIters(goal Goal, iters int, took time.Duration) int {
+	perIter := max(took/time.Duration(iters), 100*time.Nanosecond)
+	want := max(min(r.env.LaunchTime, goal.Cap-r.res.Wall)/perIter, 1)
+	if perIterCount := float64(r.res.Reached()) / float64(r.res.Iterations); perIterCount > 0 {
+		left := float64(goal.Want - r.res.Reached())
+		want = min(want, time.Duration(math.Ceil(left/perIterCount)))
+	}
+	return int(max(1, min(want, time.Duration(4*iters), time.Duration(r.maxIters()))))
 }
 
 // maxIters bounds a launch so that the barrier counter (iterations × CTAs
@@ -92,7 +122,8 @@ func (r *runner) maxIters() int {
 }
 
 // require skips what the machine cannot run: the pair's peer access both
-// ways, mapped host memory, native atomics where a test's RMW crosses a link.
+// ways (a triple's among all three GPUs), mapped host memory, native
+// atomics where a test's RMW crosses a link.
 func (r *runner) require() {
 	ginkgo.GinkgoHelper()
 	c, pl := r.c, r.c.Place
@@ -101,6 +132,9 @@ func (r *runner) require() {
 		if pl.HostRMW(c.Test) {
 			r.h.RequireAttribute(c.A, backend.AttrHostNativeAtomicSupported, 1)
 		}
+	}
+	if c.Triple != nil {
+		r.requireTriple()
 	}
 	if c.Pair != nil {
 		back := c.Pair.Reverse()
@@ -112,6 +146,30 @@ func (r *runner) require() {
 		}
 		r.h.MustEnablePeerAccess(*c.Pair)
 		r.h.MustEnablePeerAccess(back)
+	}
+}
+
+// requireTriple skips a triple's case, before the first check, unless all
+// six directions among its GPUs have peer access (every GPU of a
+// three-GPU placement may read or write another's memory), with native
+// atomics where an RMW crosses a link, and enables them.
+func (r *runner) requireTriple() {
+	ginkgo.GinkgoHelper()
+	pairs := r.c.Triple.Pairs()
+	for _, p := range pairs {
+		ok, err := r.h.B().CanAccessPeer(p.A.Ordinal, p.B.Ordinal)
+		harness.ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", p.A, p.B)
+		if !ok {
+			ginkgo.Skip(fmt.Sprintf("needs peer access among all three GPUs of %s (A↔B, B↔C, A↔C); found cuDeviceCanAccessPeer=0 for %s", r.c.Triple, p))
+		}
+	}
+	if r.c.Place.PeerRMW(r.t) {
+		for _, p := range pairs {
+			r.h.RequireP2PAttribute(p, backend.P2PNativeAtomicSupported, 1)
+		}
+	}
+	for _, p := range pairs {
+		r.h.MustEnablePeerAccess(p)
 	}
 }
 
@@ -129,12 +187,8 @@ func (r *runner) plan() {
 		r.workers = r.env.HostWorkers
 	}
 	n := uint32(1) << (bits.Len(uint(limit)) - 1)
-	units := []Unit{UnitA}
-	if pl.Kind == TwoGPUs {
-		units = append(units, UnitB)
-	}
-	for i, u := range units {
-		g := map[Unit]harness.GPU{UnitA: r.c.A, UnitB: r.c.B}[u]
+	for i, g := range r.c.GPUs() {
+		u := Unit(i)
 		gp := &gpuParty{gpu: g, roles: pl.rolesOn(u), party: uint32(i)}
 		per, err := r.h.B().MaxActiveBlocks(g.Ordinal, r.k, r.env.Block)
 		harness.ExpectNoError(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor for %s on %s (block %d)", r.k, g, r.env.Block)
@@ -173,9 +227,13 @@ func (r *runner) allocate() {
 	ginkgo.GinkgoHelper()
 	pl, h, a := r.c.Place, r.h, r.c.A
 	words := 2 * int(r.n) * r.env.Stride / 4
-	home := map[Unit]harness.GPU{UnitA: r.c.A, UnitB: r.c.B}
+	gpus := r.c.GPUs()
 	for _, u := range pl.Homes {
-		r.locs = append(r.locs, r.buffer(u, home[u], words))
+		g := a
+		if u >= 0 {
+			g = gpus[u]
+		}
+		r.locs = append(r.locs, r.buffer(u, g, words))
 	}
 	regHome := UnitA
 	if len(r.hostRls) > 0 {

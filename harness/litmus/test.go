@@ -66,9 +66,10 @@ type Where uint8
 
 // Placement kinds a test may run in (see placement.go).
 const (
-	InCTAs Where = 1 << iota // threads in different CTAs of one GPU
-	InPair                   // threads on two GPUs, over peer memory
-	InHost                   // GPU threads and host threads (see Test.Host)
+	InCTAs   Where = 1 << iota // threads in different CTAs of one GPU
+	InPair                     // threads on two GPUs, over peer memory
+	InHost                     // GPU threads and host threads (see Test.Host)
+	InTriple                   // threads on three GPUs, over peer memory
 )
 
 // Test is one litmus test variant.

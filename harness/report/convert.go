@@ -151,7 +151,7 @@ func convertSpec(sr SpecReport, r SuiteReport, suite string) (Result, bool) {
 	l := checks.Parse(sr.Labels())
 	res := Result{
 		Check: l.ID, Family: l.Suite, Kind: l.Kind, Link: l.Link,
-		GPU: l.GPU, Src: l.Src, Dst: l.Dst,
+		GPU: l.GPU, Src: l.Src, Dst: l.Dst, GPUs: l.TripleGPUs,
 		Spec: sr.FullText(), Labels: nonNil(l.All),
 		DurationMS: sr.RunTime.Milliseconds(),
 	}
@@ -175,6 +175,8 @@ func convertSpec(sr SpecReport, r SuiteReport, suite string) (Result, bool) {
 		res.Check = "(no id) " + sr.FullText()
 	}
 	switch {
+	case len(res.GPUs) == 3:
+		res.Target, res.GPU, res.Src, res.Dst = TargetTriple, nil, nil, nil
 	case res.Src != nil && res.Dst != nil:
 		res.Target, res.GPU = TargetPair, nil
 	case res.GPU != nil:
@@ -305,6 +307,8 @@ func sortResults(rs []Result) {
 
 func targetOrder(r Result) int {
 	switch {
+	case len(r.GPUs) == 3:
+		return 1<<29 + r.GPUs[0]<<18 + r.GPUs[1]<<9 + r.GPUs[2]
 	case r.Src != nil && r.Dst != nil:
 		return 1<<20 + *r.Src<<10 + *r.Dst
 	case r.GPU != nil:

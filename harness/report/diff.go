@@ -347,6 +347,11 @@ func gpusNotIn(r Result, sys System) string {
 			gone = append(gone, gpuName(*p))
 		}
 	}
+	for _, g := range r.GPUs {
+		if !have[g] {
+			gone = append(gone, gpuName(g))
+		}
+	}
 	return strings.Join(gone, " and ")
 }
 

@@ -126,7 +126,7 @@ func disambiguate(results []Result) {
 
 // variantText is the spec text without the target's GPU names, so the same
 // variant keeps its name across runs on other pairs.
-var gpuWord = regexp.MustCompile(`\s*GPU\d+(\s*(→|->)\s*GPU\d+)?\s*`)
+var gpuWord = regexp.MustCompile(`\s*GPU\d+(\s*(→|->)\s*GPU\d+)*\s*`)
 
 func variantText(r Result) string {
 	t := strings.TrimSpace(gpuWord.ReplaceAllString(r.Spec, " "))

@@ -12,13 +12,17 @@ import (
 )
 
 // RerunCommand is the command that runs one result's check again on its
-// GPU or pair alone, from the repository root.
+// GPU, pair or triple alone, from the repository root. A triple reruns with
+// its three GPUs selected and the triple named, roles in its order.
 func RerunCommand(sys System, r Result) string {
 	prefix := backendEnv(sys.Backend)
 	pkg := "./suites/" + r.Family
 	switch {
 	case r.Kind == "setup":
 		return prefix + "go tool ginkgo " + pkg
+	case len(r.GPUs) == 3:
+		g, t := fmt.Sprintf("%d,%d,%d", r.GPUs[0], r.GPUs[1], r.GPUs[2]), fmt.Sprintf("%d-%d-%d", r.GPUs[0], r.GPUs[1], r.GPUs[2])
+		return fmt.Sprintf("%sP2PCONF_GPUS=%s P2PCONF_TRIPLES=%s go tool ginkgo --label-filter='id:%s && triple:%s' %s", prefix, g, t, r.Check, t, pkg)
 	case r.Src != nil && r.Dst != nil:
 		p := fmt.Sprintf("%d-%d", *r.Src, *r.Dst)
 		return fmt.Sprintf("%sP2PCONF_PAIRS=%s go tool ginkgo --label-filter='id:%s && pair:%s' %s", prefix, p, r.Check, p, pkg)

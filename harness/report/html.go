@@ -243,6 +243,13 @@ func writeFamilyHTML(b *strings.Builder, v *view, f *familyView) {
 		}
 		b.WriteString("</div></details>\n")
 	}
+	if len(f.triples) > 0 {
+		fmt.Fprintf(b, "<table class=\"row\" data-grid=\"%s-triples\"><caption>Three-GPU checks (a triple A→B→C lists its GPUs in role order)</caption>\n<tr><th>check</th><th>triple</th><th>link</th><th>result</th></tr>\n", esc(f.name))
+		for _, t := range f.triples {
+			fmt.Fprintf(b, "<tr><th>%s</th><td>%s</td><td>%s</td>%s</tr>\n", esc(t.label()), esc(t.target), esc(orDash(t.link)), cellHTML(&t.cell))
+		}
+		b.WriteString("</table>\n")
+	}
 	if len(f.system) > 0 {
 		b.WriteString("<ul>\n")
 		for _, r := range f.system {

@@ -145,7 +145,7 @@ func junitSuite(doc Document, fam string, run SuiteRun, results []Result) junitT
 // CaseName is a result's JUnit test case name.
 func CaseName(r Result) string {
 	name := r.Check + ": " + r.TargetName()
-	if r.Target == TargetPair && r.Link != "" {
+	if (r.Target == TargetPair || r.Target == TargetTriple) && r.Link != "" {
 		name += " [" + r.Link + "]"
 	}
 	// The variant whole, GPU names included (the stored variant has holes
@@ -182,6 +182,11 @@ func junitCase(doc Document, r Result) junitTestCase {
 			props = append(props, junitProperty{Name: "dst_uuid", Value: g.UUID})
 		case r.GPU != nil && g.Ordinal == *r.GPU:
 			props = append(props, junitProperty{Name: "uuid", Value: g.UUID})
+		}
+		for i, o := range r.GPUs {
+			if g.Ordinal == o {
+				props = append(props, junitProperty{Name: fmt.Sprintf("uuid_%c", 'a'+rune(i)), Value: g.UUID})
+			}
 		}
 	}
 	keys := make([]string, 0, len(r.Metrics))

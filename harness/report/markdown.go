@@ -245,6 +245,7 @@ func writeFamilyMD(b *strings.Builder, v *view, f *familyView) {
 		writeGPUChecksMD(b, v, f)
 	}
 	writePairChecksMD(b, v, f)
+	writeTripleChecksMD(b, f)
 	for _, r := range f.system {
 		fmt.Fprintf(b, "- %s %s (%s): %s\n", symbol(r.Status), r.Check, r.TargetName(), mdText(orDash(r.Reason)))
 	}
@@ -254,6 +255,19 @@ func writeFamilyMD(b *strings.Builder, v *view, f *familyView) {
 	if len(f.system) > 0 || len(f.notes) > 0 {
 		b.WriteString("\n")
 	}
+}
+
+// writeTripleChecksMD writes the family's three-GPU checks, one row per
+// check and triple (roles A→B→C as the triple: label orders them).
+func writeTripleChecksMD(b *strings.Builder, f *familyView) {
+	if len(f.triples) == 0 {
+		return
+	}
+	b.WriteString("Three-GPU checks (a triple A→B→C lists its GPUs in role order)\n\n| check | triple | link | result |\n|---|---|---|---|\n")
+	for _, t := range f.triples {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdText(t.label()), t.target, mdText(orDash(t.link)), cellMD(&t.cell))
+	}
+	b.WriteString("\n")
 }
 
 // writeGPUChecksMD writes the family's per-GPU table: the aggregate row,

@@ -30,6 +30,7 @@ const (
 const (
 	TargetGPU    = "gpu"    // one GPU (label gpu:<n>)
 	TargetPair   = "pair"   // an ordered pair (label pair:<src>-<dst>)
+	TargetTriple = "triple" // three GPUs in role order (label triple:<a>-<b>-<c>)
 	TargetSystem = "system" // the machine (3+ GPU checks) or the suite itself (setup nodes)
 )
 
@@ -94,7 +95,9 @@ type Result struct {
 	GPU    *int   `json:"gpu"`    // for Target gpu, else null
 	Src    *int   `json:"src"`    // for Target pair, else null
 	Dst    *int   `json:"dst"`    // for Target pair, else null
-	Link   string `json:"link,omitempty"`
+	// GPUs are a triple's three GPUs in role order, for Target triple.
+	GPUs []int  `json:"gpus,omitempty"`
+	Link string `json:"link,omitempty"`
 	// Variant tells apart several specs of one check on one target; empty
 	// when the check has one spec per target (the usual case).
 	Variant string `json:"variant,omitempty"`
@@ -175,9 +178,12 @@ func Summarize(results []Result) Summary {
 	return s
 }
 
-// TargetName names what a result is about: "GPU3", "GPU0→GPU1" or "system".
+// TargetName names what a result is about: "GPU3", "GPU0→GPU1",
+// "GPU0→GPU1→GPU2" or "system".
 func (r Result) TargetName() string {
 	switch {
+	case len(r.GPUs) == 3:
+		return fmt.Sprintf("GPU%d→GPU%d→GPU%d", r.GPUs[0], r.GPUs[1], r.GPUs[2])
 	case r.Src != nil && r.Dst != nil:
 		return fmt.Sprintf("GPU%d→GPU%d", *r.Src, *r.Dst)
 	case r.GPU != nil:

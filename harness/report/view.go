@@ -54,6 +54,23 @@ type familyView struct {
 	notes    []string // footnotes; number = index+1
 	hasPairs bool
 	hasGPUs  bool
+	triples  []*tripleRow // three-GPU checks, one row per check and triple
+}
+
+// tripleRow is one check on one triple of GPUs: a triple has no cell in a
+// GPU × GPU grid, so the family lists its triples as rows.
+type tripleRow struct {
+	check, target, link string
+	cell                cell
+}
+
+// label names the row's check, with the number of specs the cell stands
+// for when there are several (the litmus tests).
+func (t *tripleRow) label() string {
+	if n := len(t.cell.lines); n > 1 {
+		return fmt.Sprintf("%s (%d specs)", t.check, n)
+	}
+	return t.check
 }
 
 func (f *familyView) note(reason string) int {
@@ -118,6 +135,10 @@ type viewBuilder struct {
 // target, else into its check's, family's and observed cells.
 func (vb *viewBuilder) add(r Result) {
 	f := vb.family(r.Family)
+	if r.Target == TargetTriple && len(r.GPUs) == 3 {
+		vb.addTriple(f, r)
+		return
+	}
 	k, ok := keyOf(r)
 	if !ok {
 		f.system = append(f.system, r)
@@ -141,6 +162,28 @@ func (vb *viewBuilder) add(r Result) {
 		f.gpus.at(k).add(r, note)
 	}
 	addBandwidth(vb.bw, &vb.v.bandwidth, r, k)
+}
+
+// addTriple files a triple result into its family's row for that check
+// and triple.
+func (vb *viewBuilder) addTriple(f *familyView, r Result) {
+	for _, g := range r.GPUs {
+		vb.seen[g] = true
+	}
+	note := 0
+	if r.Status == StatusSkip {
+		note = f.note(r.Reason)
+	}
+	target := r.TargetName()
+	for _, t := range f.triples {
+		if t.check == r.Check && t.target == target {
+			t.cell.add(r, note)
+			return
+		}
+	}
+	t := &tripleRow{check: r.Check, target: target, link: r.Link}
+	t.cell.add(r, note)
+	f.triples = append(f.triples, t)
 }
 
 // addPair files a pair result into its family's grid and, for a conf

@@ -57,7 +57,7 @@ func Build(root, dir, suite string) (string, error) {
 type Spec struct {
 	Text   string
 	ID     string // from the id: label
-	Target string // gpu:N or pair:A-B
+	Target string // gpu:N, pair:A-B or triple:A-B-C
 	State  string // passed, failed, skipped, ...
 	Reason string // skip reason or failure message
 }
@@ -132,7 +132,7 @@ func ParseReport(b []byte) ([]Spec, error) {
 				switch {
 				case strings.HasPrefix(l, "id:"):
 					sp.ID = strings.TrimPrefix(l, "id:")
-				case strings.HasPrefix(l, "gpu:"), strings.HasPrefix(l, "pair:"):
+				case strings.HasPrefix(l, "gpu:"), strings.HasPrefix(l, "pair:"), strings.HasPrefix(l, "triple:"):
 					sp.Target = l
 				}
 			}

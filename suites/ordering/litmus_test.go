@@ -25,15 +25,7 @@ import (
 // test must not skip the others).
 var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFailure, func() {
 	h := harness.New()
-	cfg := harness.RunConfig()
-	evidence, err := harness.ReadLitmusSettings(os.Getenv, cfg.Backend == "fake")
-	if err != nil {
-		panic(fmt.Sprintf("ordering.litmus: %v", err))
-	}
-	env := litmus.DefaultEnv(cfg, evidence)
-	// A litmus spec runs its test for the budget (each instance set and the
-	// mutants after it), so its timeout grows with P2PCONF_LITMUS_BUDGET.
-	timeout := harness.TimeoutPlus(1, 3*env.Budget)
+	env, timeout := litmusEnv()
 
 	for _, g := range harness.GPUs() {
 		for _, c := range litmus.GPUCases(g) {
@@ -44,8 +36,13 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 				outcome MUST NOT be observed in any instance, run between CTAs of
 				one GPU and between GPU threads and host threads (host side with
 				sync/atomic, sequentially consistent); each run records
-				instances, instances/s, the outcome histogram and the 95 % upper
-				bound on the violation probability. A forbidden run without a
+				instances, time, instances/s, the outcome histogram and the 95 %
+				upper bound on the violation probability. A forbidden run stops
+				at its instance target (P2PCONF_LITMUS_TARGET between CTAs,
+				P2PCONF_LITMUS_LINK_TARGET with host threads or other GPUs) or
+				its cap (P2PCONF_LITMUS_BUDGET), and says which; a mutant after
+				P2PCONF_LITMUS_MUTANT_HITS weak outcomes or its cap
+				(P2PCONF_LITMUS_MUTANT_BUDGET). A forbidden run without a
 				violation is inconclusive (an error, not a pass) when it counted
 				fewer instances than P2PCONF_LITMUS_MIN_INSTANCES, when a polled
 				flag was seen set in a smaller share of instances than
@@ -94,11 +91,25 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 	}
 })
 
-// runLitmus runs one case for the litmus budget, reports what it saw, and
-// judges it.
+// litmusEnv is the litmus environment of the run and the timeout of a
+// litmus spec: a spec runs its test until its target or its time cap, so
+// its timeout grows with the longer cap (P2PCONF_LITMUS_BUDGET,
+// P2PCONF_LITMUS_MUTANT_BUDGET). A malformed litmus variable stops the
+// suite at tree construction, naming the variable.
+func litmusEnv() (litmus.Env, SpecTimeout) {
+	cfg := harness.RunConfig()
+	evidence, err := harness.ReadLitmusSettings(os.Getenv, cfg.Backend == "fake")
+	if err != nil {
+		panic(fmt.Sprintf("ordering.litmus: %v", err))
+	}
+	return litmus.DefaultEnv(cfg, evidence), harness.TimeoutPlus(1, 3*evidence.LongestBudget())
+}
+
+// runLitmus runs one case until its goal, reports what it saw, and judges
+// it.
 func runLitmus(ctx SpecContext, h *harness.Harness, c litmus.Case, env litmus.Env) {
 	GinkgoHelper()
-	By(fmt.Sprintf("running %s %s for %s with up to %d instances per iteration", c.Test.Name(), c.Where(), env.Budget, env.Instances))
+	By(fmt.Sprintf("running %s %s until %s, with up to %d instances per iteration", c.Test.Name(), c.Where(), env.Goal(c), env.Instances))
 	if c.Why != "" {
 		By("this is a mutant here: " + c.Why)
 	}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/p2pconf/p2pconf/harness"
+)
+
+func goalEnv() Env {
+	return Env{LaunchTime: 100 * time.Millisecond, Evidence: harness.LitmusSettings{Target: 1e9, LinkTarget: 1e7, MutantHits: 100,
+		Budget: 2 * time.Second, MutantBudget: time.Second}}
+}
+
+// TestGoal: forbidden tests between CTAs run to the target, those with the
+// host or another GPU to the link target, mutants to their weak outcomes.
+func TestGoal(t *testing.T) {
+	e := goalEnv()
+	var sawCTA, sawHost, sawPair, sawTriple, sawMutant bool
+	for _, c := range slices.Concat(GPUCases(harness.GPU{}), PairCases(harness.Pair{}), TripleCases(aTriple())) {
+		g := e.Goal(c)
+		switch {
+		case c.Verdict == Allowed:
+			sawMutant = true
+			if g != (Goal{Want: 100, Hits: true, Cap: time.Second}) {
+				t.Errorf("%s: mutant goal %+v", c.Name(), g)
+			}
+		case c.Place.Kind == CTAs:
+			sawCTA = true
+			if g != (Goal{Want: 1e9, Cap: 2 * time.Second}) {
+				t.Errorf("%s: goal %+v", c.Name(), g)
+			}
+		default:
+			sawHost = sawHost || c.Place.Kind == WithHost
+			sawPair = sawPair || c.Place.Kind == TwoGPUs
+			sawTriple = sawTriple || c.Place.Kind == ThreeGPUs
+			if g != (Goal{Want: 1e7, Cap: 2 * time.Second}) {
+				t.Errorf("%s: goal %+v", c.Name(), g)
+			}
+		}
+	}
+	if !sawCTA || !sawHost || !sawPair || !sawTriple || !sawMutant {
+		t.Errorf("not every kind of case was seen: CTAs %v, host %v, pair %v, triple %v, mutant %v", sawCTA, sawHost, sawPair, sawTriple, sawMutant)
+	}
+}
+
+// TestNextIters: launches grow at most 4× and end the run at the target
+// with less than one iteration to spare.
+func TestNextIters(t *testing.T) {
+	c := firstForbidden(t)
+	r := &runner{env: goalEnv(), res: &Result{Case: c, Hist: make([]uint64, c.Test.Model().Bins)}}
+	g := r.env.Goal(c)
+	count := func(iters uint64) {
+		r.res.Iterations += iters
+		r.res.Hist[0] += iters * 65536
+	}
+	count(16)
+	if got := r.nextIters(g, 16, time.Millisecond); got != 64 {
+		t.Errorf("after a first launch of 16 iterations in 1ms: next %d, want 64 (4×)", got)
+	}
+	// 62.5 µs per iteration: a 100 ms launch is 1600 iterations.
+	r.res.Wall = time.Second
+	if got := r.nextIters(g, 1600, 100*time.Millisecond); got != 1600 {
+		t.Errorf("at full size: next %d, want 1600", got)
+	}
+	// Less than one iteration short of the target: one iteration.
+	r.res.Iterations = 15258
+	r.res.Hist[0] = 15258 * 65536
+	if got := r.nextIters(g, 1600, 100*time.Millisecond); got != 1 {
+		t.Errorf("near the target: next %d, want 1", got)
+	}
+	// 0.1 s of the cap left: 1600 iterations would overrun it.
+	r.res.Hist[0], r.res.Iterations, r.res.Wall = 65536, 1, 1900*time.Millisecond
+	if got := r.nextIters(g, 1600, 100*time.Millisecond); got != 1600 {
+		t.Errorf("0.1 s before the cap: next %d, want 1600", got)
+	}
+	r.res.Wall = 1950 * time.Millisecond
+	if got := r.nextIters(g, 1600, 100*time.Millisecond); got != 800 {
+		t.Errorf("50 ms before the cap: next %d, want 800", got)
+	}
+}
+
+func TestTargetMissed(t *testing.T) {
+	c := firstForbidden(t)
+	r := &Result{Case: c, Goal: Goal{Want: 1e9, Cap: 2 * time.Second}, Hist: make([]uint64, c.Test.Model().Bins),
+		Elapsed: 2 * time.Second, Wall: 2 * time.Second, Stop: StopCap}
+	r.Hist[0] = 4e8
+	msg := r.TargetMissed()
+	for _, want := range []string{"target not reached", "400000000 of 1000000000 instances", "2s", "2e+08 instances/s", "cap 2s"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("TargetMissed() = %q, lacks %q", msg, want)
+		}
+	}
+	r.Stop = StopTarget
+	if msg := r.TargetMissed(); msg != "" || !strings.Contains(r.Summary(), "stopped at the target of 1000000000") {
+		t.Errorf("a run stopped by its target: %q, summary %q", msg, r.Summary())
+	}
+}
+
+// firstForbidden is the first forbidden case between CTAs of a GPU.
+func firstForbidden(t *testing.T) Case {
+	for _, c := range GPUCases(harness.GPU{}) {
+		if c.Verdict == Forbidden && c.Place.Kind == CTAs {
+			return c
+		}
+	}
+	t.Fatal("no forbidden case between CTAs")
+	return Case{}
+}

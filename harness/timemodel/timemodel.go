@@ -42,7 +42,7 @@ type Config struct {
 
 // Litmus models litmus specs that stop on evidence: a forbidden test runs
 // until it has counted its target instances or reaches its cap; a mutant
-// until it has shown its weak outcome MutantHits times or its cap.
+// until it has shown its weak outcome a number of times or reaches its cap.
 type Litmus struct {
 	Check string `json:"check"` // the litmus check ID, ordering.litmus
 	// Instance rates: between CTAs of one GPU, with host threads taking
@@ -56,9 +56,6 @@ type Litmus struct {
 	// Profile names the entry of Profiles in use.
 	Profile  string                   `json:"profile"`
 	Profiles map[string]LitmusProfile `json:"profiles"`
-	// WeakRate is the rate of weak outcomes a mutant sees per instance;
-	// 0 models mutants that run to their cap (the weak outcome unseen).
-	WeakRate float64 `json:"weak_rate"`
 }
 
 // LitmusProfile is one set of stop-on-evidence targets and caps.
@@ -66,8 +63,12 @@ type LitmusProfile struct {
 	Target     float64 `json:"target"`      // instances between CTAs of one GPU
 	LinkTarget float64 `json:"link_target"` // instances with the host or another GPU
 	CapS       float64 `json:"cap_s"`       // a forbidden test's time cap
-	MutantHits float64 `json:"mutant_hits"` // weak outcomes after which a mutant stops
-	MutantCapS float64 `json:"mutant_cap_s"`
+	MutantCapS float64 `json:"mutant_cap_s"` // a mutant's time cap
+	// MutantS is a mutant's mean time per placement (within-gpu, host,
+	// link): some mutants show their weak outcomes often and stop early,
+	// others never do and run to the cap. A placement without a figure
+	// runs to the cap.
+	MutantS map[Placement]float64 `json:"mutant_s"`
 }
 
 // H200 is the model measured on H200s (h200.json).
@@ -174,18 +175,19 @@ func (c Config) litmusSeconds(s schedule.Spec) float64 {
 	}
 	l := c.Litmus
 	rate, target := l.RateWithinGPU, p.Target
-	switch PlacementOf(s) {
+	place := PlacementOf(s)
+	switch place {
 	case WithHost:
 		rate, target = l.RateHost, p.LinkTarget
 	case AcrossGPU:
 		rate, target = l.RateLink, p.LinkTarget
 	}
 	if s.Kind == "mutant" {
-		run := p.MutantCapS
-		if l.WeakRate > 0 {
-			run = min(run, p.MutantHits/(l.WeakRate*rate))
+		run, ok := p.MutantS[place]
+		if !ok {
+			run = p.MutantCapS
 		}
-		return l.OverheadS + run
+		return l.OverheadS + min(run, p.MutantCapS)
 	}
 	return l.OverheadS + min(p.CapS, target/rate)
 }

@@ -17,8 +17,8 @@ func testModel() Config {
 		ProcessStartS: 1, DefaultSpecS: 0.5,
 		Litmus: Litmus{Check: "ordering.litmus", RateWithinGPU: 1e9, RateHost: 1e6, RateLink: 1e8, OverheadS: 0.1,
 			Profile: "default", Profiles: map[string]LitmusProfile{
-				"default": {Target: 2e9, LinkTarget: 1e7, CapS: 3, MutantHits: 10, MutantCapS: 0.5},
-				"certify": {Target: 1e10, LinkTarget: 1e8, CapS: 4, MutantHits: 10, MutantCapS: 2},
+				"default": {Target: 2e9, LinkTarget: 1e7, CapS: 3, MutantCapS: 0.5, MutantS: map[Placement]float64{AcrossGPU: 0.25, WithHost: 9}},
+				"certify": {Target: 1e10, LinkTarget: 1e8, CapS: 4, MutantCapS: 2},
 			}},
 		Checks: map[string]float64{"a.x/gpu": 2, "a.x/gpu/mutant": 3, "a.y": 7},
 	}
@@ -38,7 +38,9 @@ func TestSpecSeconds(t *testing.T) {
 		{"within GPU: target/rate", spec("ordering.litmus", "conf", "between CTAs of GPU0", 0, nil), 0.1 + 2},
 		{"host: link target at host rate, capped", spec("ordering.litmus", "conf", "T1 on the host", 0, nil), 0.1 + 3},
 		{"link: link target at link rate", spec("ordering.litmus", "conf", "GPU0→GPU1", -1, []int{0, 1}), 0.1 + 0.1},
-		{"mutant without a weak rate runs to its cap", spec("ordering.litmus", "mutant", "GPU0", 0, nil), 0.1 + 0.5},
+		{"mutant without a figure runs to its cap", spec("ordering.litmus", "mutant", "GPU0", 0, nil), 0.1 + 0.5},
+		{"mutant with its placement's figure", spec("ordering.litmus", "mutant", "GPU0→GPU1", -1, []int{0, 1}), 0.1 + 0.25},
+		{"mutant figure above the cap is capped", spec("ordering.litmus", "mutant", "host", 0, nil), 0.1 + 0.5},
 		{"check and scope", spec("a.x", "conf", "", 0, nil), 2},
 		{"check, scope and kind", spec("a.x", "mutant", "", 0, nil), 3},
 		{"check alone", spec("a.y", "conf", "", -1, []int{0, 1}), 7},
@@ -47,10 +49,6 @@ func TestSpecSeconds(t *testing.T) {
 		if got := c.SpecSeconds(tc.s); !near(got, tc.want) {
 			t.Errorf("%s: %g s, want %g", tc.name, got, tc.want)
 		}
-	}
-	c.Litmus.WeakRate = 1e-6 // 10 hits at 1e9/s * 1e-6 = 1e3 hits/s: 0.01 s
-	if got := c.SpecSeconds(spec("ordering.litmus", "mutant", "GPU0", 0, nil)); !near(got, 0.1+0.01) {
-		t.Errorf("mutant with a weak rate: %g s, want 0.11", got)
 	}
 	cert, err := c.WithProfile("certify")
 	if err != nil {

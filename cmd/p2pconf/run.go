@@ -326,7 +326,7 @@ func (r *runner) execute() bool {
 // schedule entry. With others running beside it (shared), its standard
 // output goes to output.log there and its standard error to the console
 // with the shard before each line.
-func (r *runner) runProcess(lane schedule.Lane, p schedule.Process, shared bool) report.ScheduleProcess {
+func (r *runner) runProcess(lane schedule.Lane, p schedule.Process, shared bool) (sp report.ScheduleProcess) {
 	var bin suiteBinary
 	for _, b := range r.set.Suites {
 		if b.Name == p.Suite {
@@ -334,7 +334,7 @@ func (r *runner) runProcess(lane schedule.Lane, p schedule.Process, shared bool)
 		}
 	}
 	dir := filepath.Join(r.dir, "shards", p.Shard)
-	sp := report.ScheduleProcess{Shard: p.Shard, Suite: p.Suite, Lane: lane.ID, GPUs: nonNilInts(p.GPUs), Pairs: p.PairsEnv(),
+	sp = report.ScheduleProcess{Shard: p.Shard, Suite: p.Suite, Lane: lane.ID, GPUs: nonNilInts(p.GPUs), Pairs: p.PairsEnv(),
 		LabelFilter: andFilters(r.filter, p.Filter), Specs: len(p.Specs)}
 	start := time.Now().UTC()
 	sp.Start = &start

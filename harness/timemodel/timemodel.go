@@ -60,9 +60,9 @@ type Litmus struct {
 
 // LitmusProfile is one set of stop-on-evidence targets and caps.
 type LitmusProfile struct {
-	Target     float64 `json:"target"`      // instances between CTAs of one GPU
-	LinkTarget float64 `json:"link_target"` // instances with the host or another GPU
-	CapS       float64 `json:"cap_s"`       // a forbidden test's time cap
+	Target     float64 `json:"target"`       // instances between CTAs of one GPU
+	LinkTarget float64 `json:"link_target"`  // instances with the host or another GPU
+	CapS       float64 `json:"cap_s"`        // a forbidden test's time cap
 	MutantCapS float64 `json:"mutant_cap_s"` // a mutant's time cap
 	// MutantS is a mutant's mean time per placement (within-gpu, host,
 	// link): some mutants show their weak outcomes often and stop early,

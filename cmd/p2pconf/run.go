@@ -401,8 +401,10 @@ func (r *runner) runProcess(lane schedule.Lane, p schedule.Process, shared bool)
 		cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
 		sp.ExitCode = processExit(cmd.Run())
 	}
-	if doc, err := report.ReadDocument(filepath.Join(dir, p.Suite+report.SuiteConformanceSuffix)); err == nil {
-		sp.Results = len(doc.Results)
+	if docs, err := report.LoadRunDir(dir); err == nil {
+		for _, d := range docs {
+			sp.Results += len(d.Results)
+		}
 	}
 	switch {
 	case sp.ExitCode != 0:

@@ -89,7 +89,9 @@ func MergeShards(suite string, shards []Shard) (Document, error) {
 				continue
 			}
 			if run.Backend == "" {
-				run.Backend = s.Backend
+				// The binary (Args[0]) names the suite too; the label
+				// filters differ per shard and stay in the schedule.
+				run.Backend, run.Args = s.Backend, nonNil(s.Args)
 			}
 			if before(s.Start, run.Start) || run.Start == nil {
 				run.Start = s.Start

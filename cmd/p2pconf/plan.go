@@ -318,7 +318,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env := os.Environ()
+	var env []string
 	if *preset != "" {
 		env = append(cleanEnv("P2PCONF_BACKEND", "P2PCONF_FAKE", "P2PCONF_REPORT_DIR"), "P2PCONF_BACKEND=fake", "P2PCONF_FAKE="+*preset)
 	} else {

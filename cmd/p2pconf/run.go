@@ -270,7 +270,6 @@ type runner struct {
 	serial         bool
 	stdout, stderr io.Writer
 
-	mu     sync.Mutex
 	rounds []report.ScheduleRound
 	out    sync.Mutex // one writer of console lines at a time
 }

@@ -6,7 +6,7 @@
 // compares two runs check by check and pair by pair.
 //
 //	p2pconf run [--run NAME] [--suites LIST] [--label-filter EXPR] [-j N] [--serial] [--dry-run]
-//	p2pconf plan [-preset NAME] [-model FILE] [-profile P] [-j N] [-serial]
+//	p2pconf plan [-preset NAME] [-model FILE] [-profile P] [-j N] [-serial] [-mutants WHICH]
 //	p2pconf topo [-json]
 //	p2pconf report [-o OUT] [-print] [-suites LIST] DIR...
 //	p2pconf diff [-json] [-strict] [-allow-mismatch] [-metric-threshold F] OLD NEW
@@ -39,7 +39,7 @@ commands:
         disjoint GPUs (p2pconf run --help), and render the merged report into
         reports/NAME (NAME.2 when NAME holds an earlier run); exits 0 when
         every suite passed, 1 otherwise, 2 on a usage error
-  plan [-preset NAME] [-model FILE] [-profile P] [-j N] [-serial]
+  plan [-preset NAME] [-model FILE] [-profile P] [-j N] [-serial] [-mutants WHICH]
         print the schedule p2pconf run would follow (rounds, processes at once)
         and the time model's predicted wall time, for this machine or the spec
         list of a fake preset

@@ -299,6 +299,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	profile := fs.String("profile", "", "litmus profile of the model: default or certify (default: $P2PCONF_LITMUS_PROFILE, else default)")
 	limit := fs.Int("j", 0, "most processes at once (0: no limit)")
 	serial := fs.Bool("serial", false, "plan one process per suite with every GPU, one after another")
+	mutants := fs.String("mutants", "all", "pair mutants on all pairs, or representative: on one pair per link class and its reverse")
 	suites := fs.String("suites", "", "only these suites (comma separated)")
 	filter := fs.String("label-filter", "", "Ginkgo label filter")
 	if err := parse(fs, args); err != nil {
@@ -328,13 +329,20 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return incomplete(err)
 	}
-	plan, err := schedule.Make(specs, gpusOf(specs), schedule.Options{Serial: *serial, SuiteOrder: suiteNames(set)})
+	if *mutants != "all" && *mutants != "representative" {
+		return usageErr("-mutants %q: all or representative", *mutants)
+	}
+	opt := schedule.Options{Serial: *serial, SuiteOrder: suiteNames(set), RepresentativeMutants: *mutants == "representative"}
+	plan, err := schedule.Make(specs, gpusOf(specs), opt)
 	if err != nil {
 		return incomplete(err)
 	}
 	what := "this machine"
 	if *preset != "" {
 		what = "fake preset " + *preset
+	}
+	if n := len(schedule.Dropped(specs, opt)); n > 0 {
+		what += fmt.Sprintf(" (%d pair mutants left to the representative pairs)", n)
 	}
 	printPlan(stdout, what, plan, model, *limit)
 	return nil

@@ -25,6 +25,7 @@ import (
 // goes to every suite binary (Ginkgo flags such as --ginkgo.v).
 type runFlags struct {
 	run, suites, filter, model, profile string
+	mutants                             string
 	limit                               int
 	serial, dryRun, help                bool
 	extra                               []string
@@ -49,6 +50,9 @@ which processes ran together.
   --label-filter EXPR  Ginkgo label filter, e.g. 'id:access.peer-copy && pair:0-1'
   -j N                 at most N processes at once (default: no limit)
   --serial             one process per suite with every GPU, one after another
+  --mutants WHICH      all (default): the pair mutants on every pair;
+                       representative: only on one pair per link class and its
+                       reverse (the forbidden tests still run on every pair)
   --dry-run            print the schedule and the time model's prediction; run nothing
   --model FILE         time model for --dry-run (default: the H200 figures)
   --profile P          litmus profile of the model: default or certify
@@ -98,6 +102,11 @@ func parseRunFlags(args []string) (runFlags, error) {
 			f.model, err = value()
 		case "profile":
 			f.profile, err = value()
+		case "mutants":
+			f.mutants, err = value()
+			if err == nil && f.mutants != "all" && f.mutants != "representative" {
+				err = usageErr("--mutants %q: all or representative", f.mutants)
+			}
 		case "j", "jobs":
 			var v string
 			if v, err = value(); err == nil {
@@ -154,7 +163,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return incomplete(err)
 	}
-	plan, err := schedule.Make(specs, gpusOf(specs), schedule.Options{Serial: f.serial, SuiteOrder: suiteNames(set)})
+	opt := schedule.Options{Serial: f.serial, SuiteOrder: suiteNames(set), RepresentativeMutants: f.mutants == "representative"}
+	plan, err := schedule.Make(specs, gpusOf(specs), opt)
 	if err != nil {
 		return incomplete(err)
 	}
@@ -162,12 +172,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		printPlan(stdout, "this machine", plan, model, f.limit)
 		return nil
 	}
+	if n := len(schedule.Dropped(specs, opt)); n > 0 {
+		fmt.Fprintf(stderr, "p2pconf run: --mutants representative: %d pair mutants left to their link class's representative pairs\n", n)
+	}
 	if plan.Specs() == 0 {
 		fmt.Fprintf(stderr, "p2pconf run: no spec ran: the label filter %q selects no spec in suites %s\n", f.filter, strings.Join(suiteNames(set), ","))
 		return exitError(exitFailure)
 	}
 	r := &runner{set: set, plan: plan, dir: dir, filter: f.filter, extra: f.extra, limit: f.limit,
-		serial: f.serial, stdout: stdout, stderr: stderr,
+		serial: f.serial, mutants: f.mutants, stdout: stdout, stderr: stderr,
 		runID: fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102T150405Z"), hostname(), os.Getpid())}
 	pred := model.Predict(plan, f.limit)
 	fmt.Fprintf(stderr, "p2pconf run %s: %d specs, %d rounds, %d processes; the %s model predicts %s; reports in %s\n",
@@ -268,6 +281,7 @@ type runner struct {
 	extra          []string
 	limit          int
 	serial         bool
+	mutants        string
 	stdout, stderr io.Writer
 
 	rounds []report.ScheduleRound
@@ -458,6 +472,8 @@ func (r *runner) merge() ([]string, error) {
 	sched := &report.Schedule{Mode: "parallel", Limit: r.limit, Rounds: r.rounds}
 	if r.serial {
 		sched.Mode = "serial"
+	} else if r.mutants == "representative" {
+		sched.Mutants = r.mutants
 	}
 	var launched []string
 	var errs []error

@@ -28,7 +28,10 @@ func TestParseRunFlags(t *testing.T) {
 	if f, _ := parseRunFlags([]string{"--ginkgo.label-filter=a && b"}); f.filter != "a && b" {
 		t.Errorf("--ginkgo.label-filter: %q", f.filter)
 	}
-	for _, bad := range [][]string{{"--run"}, {"--run", "a/b"}, {"-j", "x"}, {"-j=-1"}} {
+	if f, _ := parseRunFlags([]string{"--mutants", "representative"}); f.mutants != "representative" {
+		t.Errorf("--mutants: %q", f.mutants)
+	}
+	for _, bad := range [][]string{{"--run"}, {"--run", "a/b"}, {"-j", "x"}, {"-j=-1"}, {"--mutants=some"}} {
 		if _, err := parseRunFlags(bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

@@ -18,8 +18,11 @@ type Schedule struct {
 	// "serial" (one process per suite, every GPU, one after another).
 	Mode string `json:"mode"`
 	// Limit is the most processes allowed at once, 0 for no limit.
-	Limit  int             `json:"limit"`
-	Rounds []ScheduleRound `json:"rounds"`
+	Limit int `json:"limit"`
+	// Mutants is "representative" when the pair mutants ran only on one
+	// pair per link class and its reverse (p2pconf run --mutants).
+	Mutants string          `json:"mutants,omitempty"`
+	Rounds  []ScheduleRound `json:"rounds"`
 }
 
 // ScheduleRound is one round: its processes ran at the same time (up to
@@ -123,7 +126,7 @@ func mergeSchedule(a, b *Schedule) *Schedule {
 	if b == nil {
 		return a
 	}
-	out := &Schedule{Mode: a.Mode, Limit: a.Limit}
+	out := &Schedule{Mode: a.Mode, Limit: a.Limit, Mutants: a.Mutants}
 	rounds := map[string]*ScheduleRound{}
 	var order []string
 	for _, s := range []*Schedule{a, b} {

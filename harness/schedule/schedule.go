@@ -38,6 +38,7 @@ const (
 	labelGPU    = "gpu:"
 	labelPair   = "pair:"
 	labelTriple = "triple:"
+	labelLink   = "link:"
 )
 
 // Round kinds.
@@ -58,6 +59,7 @@ type Spec struct {
 	Suite string // the suite binary's name (access, ...)
 	ID    string // check ID (id: label)
 	Kind  string // kind: label (conf, info, mutant)
+	Link  string // link: label of a pair spec (nvlink, pcie, ...)
 	Text  string // the full spec text
 	// GPU is the gpu: ordinal, -1 without one. Pair is the pair: ordinals,
 	// Triple the triple: ordinals; nil without.
@@ -119,6 +121,8 @@ func SpecFromLabels(suite, text string, labels []string) (Spec, error) {
 			s.ID = strings.TrimPrefix(l, labelID)
 		case strings.HasPrefix(l, labelKind):
 			s.Kind = strings.TrimPrefix(l, labelKind)
+		case strings.HasPrefix(l, labelLink):
+			s.Link = strings.TrimPrefix(l, labelLink)
 		case strings.HasPrefix(l, labelGPU):
 			var g []int
 			g, err = parseInts(strings.TrimPrefix(l, labelGPU), 1)
@@ -178,6 +182,54 @@ type Options struct {
 	// SuiteOrder is the order suites run in within a lane (default: sorted
 	// by name).
 	SuiteOrder []string
+	// RepresentativeMutants runs the pair mutants (kind:mutant, which show
+	// that a forbidden test can fail) only on one representative pair per
+	// link class and its reverse; the forbidden tests still run on every
+	// pair. Off by default: a conf result on another pair then has no
+	// mutant of its own target to show its power.
+	RepresentativeMutants bool
+}
+
+// MutantKind is the kind: value of mutant specs.
+const MutantKind = "mutant"
+
+// noMutants is the filter suffix of a pair process whose mutants were left
+// to the representative pair.
+const noMutants = " && !kind:" + MutantKind
+
+// Representatives is, per link class, the first ordered pair of specs
+// with that link (the lowest source, then destination), and its reverse.
+func Representatives(specs []Spec) map[[2]int]bool {
+	best := map[string][2]int{}
+	for _, s := range specs {
+		if s.Scope() != "pair" {
+			continue
+		}
+		p := [2]int{s.Pair[0], s.Pair[1]}
+		if b, ok := best[s.Link]; !ok || p[0] < b[0] || (p[0] == b[0] && p[1] < b[1]) {
+			best[s.Link] = p
+		}
+	}
+	out := map[[2]int]bool{}
+	for _, p := range best {
+		out[p], out[[2]int{p[1], p[0]}] = true, true
+	}
+	return out
+}
+
+// Dropped is what a plan leaves out on purpose (RepresentativeMutants).
+func Dropped(specs []Spec, opt Options) []Spec {
+	if !opt.RepresentativeMutants || opt.Serial {
+		return nil
+	}
+	rep := Representatives(specs)
+	var out []Spec
+	for _, s := range specs {
+		if s.Scope() == "pair" && s.Kind == MutantKind && !rep[[2]int{s.Pair[0], s.Pair[1]}] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // DefaultAloneSuites are the suites that measure the path.
@@ -325,7 +377,12 @@ func Make(specs []Spec, gpus []int, opt Options) (Plan, error) {
 	}
 	add(KindAlone, []Lane{lane})
 
-	shared := func(s Spec) bool { return !alone[s.Suite] }
+	dropped := map[string]bool{}
+	for _, s := range Dropped(specs, opt) {
+		dropped[s.Suite+"\x00"+s.Text+"\x00"+s.Target()] = true
+	}
+	rep := Representatives(specs)
+	shared := func(s Spec) bool { return !alone[s.Suite] && !dropped[s.Suite+"\x00"+s.Text+"\x00"+s.Target()] }
 	var lanes []Lane
 	for _, g := range gpus {
 		l := Lane{ID: "gpu" + strconv.Itoa(g), GPUs: []int{g}}
@@ -349,8 +406,12 @@ func Make(specs []Spec, gpus []int, opt Options) (Plan, error) {
 					return shared(s) && s.Scope() == "pair" && s.Pair[0] == p[0] && s.Pair[1] == p[1]
 				})
 				if len(ss) > 0 {
+					filter := labelPair + l.ID
+					if opt.RepresentativeMutants && !rep[p] {
+						filter += noMutants
+					}
 					l.Processes = append(l.Processes, Process{Suite: suite, GPUs: pair, Pairs: [][2]int{p},
-						Filter: labelPair + l.ID, Specs: ss})
+						Filter: filter, Specs: ss})
 				}
 			}
 			lanes = append(lanes, l)
@@ -374,8 +435,8 @@ func Make(specs []Spec, gpus []int, opt Options) (Plan, error) {
 		}
 		add(KindTriple, lanes)
 	}
-	if n := plan.Specs(); n != len(specs) {
-		return plan, fmt.Errorf("schedule: planned %d of %d specs", n, len(specs))
+	if n, d := plan.Specs(), len(dropped); n+d != len(specs) {
+		return plan, fmt.Errorf("schedule: planned %d and left out %d of %d specs", n, d, len(specs))
 	}
 	return plan, nil
 }

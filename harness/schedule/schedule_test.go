@@ -208,3 +208,65 @@ func contains(v []int, x int) bool {
 	}
 	return false
 }
+
+func TestRepresentativeMutants(t *testing.T) {
+	var all []Spec
+	add := func(kind, link string, a, b int) {
+		s, err := SpecFromLabels("ordering", fmt.Sprintf("%s %d-%d", kind, a, b),
+			[]string{"id:ordering.litmus", "kind:" + kind, fmt.Sprintf("pair:%d-%d", a, b), "link:" + link})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, s)
+	}
+	// GPUs 0-1 and 2-3 over NVLink, the rest over PCIe.
+	for a := 0; a < 4; a++ {
+		for b := 0; b < 4; b++ {
+			if a == b {
+				continue
+			}
+			link := "pcie"
+			if a/2 == b/2 {
+				link = "nvlink"
+			}
+			add("conf", link, a, b)
+			add(MutantKind, link, a, b)
+		}
+	}
+	rep := Representatives(all)
+	want := map[[2]int]bool{{0, 1}: true, {1, 0}: true, {0, 2}: true, {2, 0}: true}
+	if len(rep) != len(want) {
+		t.Errorf("representatives %v, want %v", rep, want)
+	}
+	for p := range want {
+		if !rep[p] {
+			t.Errorf("representatives %v lack %v", rep, p)
+		}
+	}
+	plan, err := Make(all, gpuList(4), Options{RepresentativeMutants: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Dropped(all, Options{RepresentativeMutants: true}); len(d) != 12-4 || plan.Specs() != 24-8 {
+		t.Errorf("dropped %d mutants, planned %d specs; want 8 and 16", len(d), plan.Specs())
+	}
+	for _, r := range plan.Rounds {
+		for _, l := range r.Lanes {
+			for _, p := range l.Processes {
+				pair := [2]int{p.Pairs[0][0], p.Pairs[0][1]}
+				mutants := 0
+				for _, s := range p.Specs {
+					if s.Kind == MutantKind {
+						mutants++
+					}
+				}
+				if rep[pair] != (mutants == 1) || rep[pair] == strings.HasSuffix(p.Filter, "!kind:mutant") {
+					t.Errorf("pair %v (representative %v): %d mutants, filter %q", pair, rep[pair], mutants, p.Filter)
+				}
+			}
+		}
+	}
+	if d := Dropped(all, Options{}); d != nil {
+		t.Errorf("dropped %d specs by default", len(d))
+	}
+}

@@ -7,7 +7,8 @@
 # wrapper around `bin/p2pconf run`, which runs several suite processes at
 # once on disjoint GPUs (see `bin/p2pconf run --help`).
 #
-#   ./run.sh [--run NAME] [--suites access,ipc] [--label-filter EXPR] [-j N] [--serial] [GINKGO FLAGS...]
+#   ./run.sh [--run NAME] [--suites access,ipc] [--label-filter EXPR] [-j N] [--serial]
+#            [--mutants WHICH] [--dry-run] [GINKGO FLAGS...]
 #
 #   --run NAME           run folder name (default: UTC time, e.g. 20260301T100000Z);
 #                        a name an earlier run used gets NAME.2, NAME.3, ... and
@@ -16,6 +17,8 @@
 #   --label-filter EXPR  Ginkgo label filter, e.g. 'id:access.peer-copy && pair:0-1'
 #   -j N                 at most N suite processes at once (default: no limit)
 #   --serial             one suite process at a time with every GPU
+#   --mutants WHICH      all (default), or representative: the pair mutants only
+#                        on one pair per link class and its reverse
 #   --dry-run            print the schedule and its predicted time; run nothing
 #   GINKGO FLAGS         passed to every suite binary, e.g. --ginkgo.v
 #

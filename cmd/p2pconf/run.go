@@ -11,10 +11,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/p2pconf/p2pconf/harness/report"
@@ -185,7 +187,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	pred := model.Predict(plan, f.limit)
 	fmt.Fprintf(stderr, "p2pconf run %s: %d specs, %d rounds, %d processes; the %s model predicts %s; reports in %s\n",
 		r.runID, plan.Specs(), len(plan.Rounds), plan.Processes(), model.Name, seconds(pred.Seconds), dir)
+	unwatch := r.watchSignals()
 	ok := r.execute()
+	unwatch()
 	launched, err := r.merge()
 	if err != nil {
 		fmt.Fprintf(stderr, "p2pconf run: merging the results: %v\n", err)
@@ -286,6 +290,76 @@ type runner struct {
 
 	rounds []report.ScheduleRound
 	out    sync.Mutex // one writer of console lines at a time
+
+	// An interrupt or termination stops the run: no process starts after
+	// it, the running ones stop too, and what they wrote is merged.
+	sigMu   sync.Mutex
+	stopped os.Signal
+	running map[*exec.Cmd]bool
+}
+
+// watchSignals stops the run on SIGINT or SIGTERM; the returned function
+// stops watching.
+func (r *runner) watchSignals() func() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-ch:
+				r.sigMu.Lock()
+				r.stopped = sig
+				// An interrupt from the terminal reaches the whole process
+				// group already, and a second one would make Ginkgo skip its
+				// reports; a termination reaches only this process.
+				if sig == syscall.SIGTERM {
+					for c := range r.running {
+						_ = c.Process.Signal(sig)
+					}
+				}
+				r.sigMu.Unlock()
+				r.say("p2pconf run: %v: no further process starts; merging what ran", sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
+}
+
+// start starts cmd unless the run was stopped, and tracks it for signals.
+func (r *runner) start(cmd *exec.Cmd) error {
+	r.sigMu.Lock()
+	defer r.sigMu.Unlock()
+	if r.stopped != nil {
+		return fmt.Errorf("not started: the run was stopped (%v)", r.stopped)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if r.running == nil {
+		r.running = map[*exec.Cmd]bool{}
+	}
+	r.running[cmd] = true
+	return nil
+}
+
+// wait waits for a started cmd.
+func (r *runner) wait(cmd *exec.Cmd) error {
+	err := cmd.Wait()
+	r.sigMu.Lock()
+	delete(r.running, cmd)
+	r.sigMu.Unlock()
+	return err
+}
+
+// runCmd starts and waits for cmd.
+func (r *runner) runCmd(cmd *exec.Cmd) error {
+	if err := r.start(cmd); err != nil {
+		return err
+	}
+	return r.wait(cmd)
 }
 
 // conformanceFlags are the Ginkgo flags of every suite process: never an
@@ -406,13 +480,13 @@ func (r *runner) runProcess(lane schedule.Lane, p schedule.Process, shared bool)
 			}
 			_, _ = io.Copy(io.Discard, pr)
 		}()
-		err = cmd.Run()
+		err = r.runCmd(cmd)
 		_ = pw.Close()
 		wg.Wait()
 		sp.ExitCode = processExit(err)
 	} else {
 		cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
-		sp.ExitCode = processExit(cmd.Run())
+		sp.ExitCode = processExit(r.runCmd(cmd))
 	}
 	if docs, err := report.LoadRunDir(dir); err == nil {
 		for _, d := range docs {

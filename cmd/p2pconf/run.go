@@ -21,6 +21,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/schedule"
+	"github.com/p2pconf/p2pconf/harness/timemodel"
 )
 
 // runFlags are p2pconf run's options. Anything else on the command line
@@ -185,6 +186,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		serial: f.serial, mutants: f.mutants, stdout: stdout, stderr: stderr,
 		runID: fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102T150405Z"), hostname(), os.Getpid())}
 	pred := model.Predict(plan, f.limit)
+	r.pred = pred
 	fmt.Fprintf(stderr, "p2pconf run %s: %d specs, %d rounds, %d processes; the %s model predicts %s; reports in %s\n",
 		r.runID, plan.Specs(), len(plan.Rounds), plan.Processes(), model.Name, seconds(pred.Seconds), dir)
 	unwatch := r.watchSignals()
@@ -286,6 +288,7 @@ type runner struct {
 	limit          int
 	serial         bool
 	mutants        string
+	pred           timemodel.Prediction // of plan, for the ETA of each round
 	stdout, stderr io.Writer
 
 	rounds []report.ScheduleRound
@@ -373,13 +376,18 @@ var conformanceFlags = []string{"--ginkgo.fail-on-pending", "--ginkgo.fail-on-em
 // false when a process failed or left fewer results than it had specs.
 func (r *runner) execute() bool {
 	ok := true
-	for _, round := range r.plan.Rounds {
+	for i, round := range r.plan.Rounds {
 		slots := len(round.Lanes)
 		if r.limit > 0 && r.limit < slots {
 			slots = r.limit
 		}
 		start := time.Now().UTC()
-		fmt.Fprintf(r.stderr, "== round %s (%s): %d lanes, %d at once\n", round.Name, round.Kind, len(round.Lanes), slots)
+		left := 0.0
+		for _, rt := range r.pred.Rounds[i:] {
+			left += rt.Seconds
+		}
+		r.say("== round %s (%s): %d lanes, %d at once; the model expects %s for it, %s for the rest of the run",
+			round.Name, round.Kind, len(round.Lanes), slots, seconds(r.pred.Rounds[i].Seconds), seconds(left))
 		sem := make(chan struct{}, slots)
 		var wg sync.WaitGroup
 		var procs []report.ScheduleProcess

@@ -17,10 +17,10 @@ export CGO_CFLAGS ?= -Wno-deprecated-declarations
 export CGO_ENABLED := 1
 GINKGO := $(GO) tool ginkgo
 RUN ?= $(shell date -u +%Y%m%dT%H%M%SZ)
-REPORTS := reports/$(RUN)
-# Flags for conformance runs (Ginkgo docs): never report an empty or pending
-# run as green, keep going past failures, show where a slow spec is.
-CONFORMANCE_FLAGS ?= --fail-on-pending --fail-on-empty --keep-going --trace --poll-progress-after=60s --timeout=2h
+# Flags of `p2pconf run` for conformance runs, e.g. -j 4, --serial, --ginkgo.v.
+# It gives every suite process the conformance flags (never an empty or
+# pending run as green, a trace with each failure, a note on slow specs).
+RUN_FLAGS ?=
 LABEL_FILTER ?=
 
 .PHONY: test unit fake-suites slurm conformance list mutation mutation-fast dist sanitize check lint docs
@@ -39,13 +39,11 @@ slurm:
 fake-suites:
 	$(GO) run ./cmd/selftest
 
+# p2pconf run builds the suites, runs them several processes at once on
+# disjoint GPUs and renders reports/$(RUN)/ (reports/$(RUN).2 when an earlier
+# run has that name: two runs are never merged).
 conformance:
-	mkdir -p $(REPORTS)
-	P2PCONF_REPORT_DIR=$(abspath $(REPORTS)) $(GINKGO) $(CONFORMANCE_FLAGS) \
-		--json-report=ginkgo.json --junit-report=ginkgo-junit.xml --output-dir=$(REPORTS) \
-		$(if $(LABEL_FILTER),--label-filter='$(LABEL_FILTER)') ./suites/...
-	$(GO) run ./cmd/p2pconf report $(REPORTS)
-	@echo "reports in $(REPORTS)"
+	$(GO) run ./cmd/p2pconf run --run '$(RUN)' $(if $(LABEL_FILTER),--label-filter='$(LABEL_FILTER)') $(RUN_FLAGS)
 
 # Listing needs no GPU: the spec tree is built on the fake two-GPU preset, so
 # per-pair specs appear for the pairs 0-1 and 1-0 (set P2PCONF_FAKE to see another).

@@ -5,6 +5,8 @@
 // communication, renders and merges the reports the suites write, and
 // compares two runs check by check and pair by pair.
 //
+//	p2pconf run [--run NAME] [--suites LIST] [--label-filter EXPR] [-j N] [--serial] [--dry-run]
+//	p2pconf plan [-preset NAME] [-model FILE] [-profile P] [-j N] [-serial] [-mutants WHICH]
 //	p2pconf topo [-json]
 //	p2pconf report [-o OUT] [-print] [-suites LIST] DIR...
 //	p2pconf diff [-json] [-strict] [-allow-mismatch] [-metric-threshold F] OLD NEW
@@ -31,6 +33,16 @@ import (
 const usage = `usage: p2pconf <command> [arguments]
 
 commands:
+  run [--run NAME] [--suites LIST] [--label-filter EXPR] [-j N] [--serial]
+      [--dry-run] [GINKGO FLAGS...]
+        run the suites on this machine's GPUs, several processes at once on
+        disjoint GPUs (p2pconf run --help), and render the merged report into
+        reports/NAME (NAME.2 when NAME holds an earlier run); exits 0 when
+        every suite passed, 1 otherwise, 2 on a usage error
+  plan [-preset NAME] [-model FILE] [-profile P] [-j N] [-serial] [-mutants WHICH]
+        print the schedule p2pconf run would follow (rounds, processes at once)
+        and the time model's predicted wall time, for this machine or the spec
+        list of a fake preset
   topo [-json]
         print this machine's GPUs and the capability matrices CUDA and NVML
         claim for every ordered pair, opening the backend as the suites do
@@ -114,6 +126,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) error{
+		"run":     cmdRun,
+		"plan":    cmdPlan,
 		"topo":    cmdTopo,
 		"report":  cmdReport,
 		"diff":    cmdDiff,

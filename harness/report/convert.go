@@ -29,6 +29,8 @@ type RunMeta struct {
 	LabelFilter string
 	Start, End  time.Time
 	Seed        int64
+	// RunID names the run (see CurrentRunID); WriteRun fills it.
+	RunID string
 }
 
 // suiteName picks the suite's name (see RunMeta.Suite).
@@ -86,7 +88,7 @@ func Convert(sys System, r SuiteReport, meta RunMeta) Document {
 	return Document{
 		SchemaVersion: SchemaVersion,
 		Tool:          Tool{Name: ToolName, Version: meta.ToolVersion, Commit: meta.Commit},
-		Run: Run{Start: start, End: end, Host: sys.Host, Args: meta.Args,
+		Run: Run{ID: meta.RunID, Start: start, End: end, Host: sys.Host, Args: meta.Args,
 			LabelFilter: meta.LabelFilter, Seed: meta.Seed},
 		System: sys,
 		Suites: []SuiteRun{{

@@ -32,7 +32,12 @@ func Merge(docs []Document) Document {
 	gpus := map[int]GPU{}
 	pairs := map[[2]int]Pair{}
 	backends := map[string]bool{}
+	runIDs := map[string]bool{}
 	for i, d := range sorted {
+		if d.Run.ID != "" {
+			runIDs[d.Run.ID] = true
+		}
+		out.Schedule = mergeSchedule(out.Schedule, d.Schedule)
 		if i == 0 {
 			out.Run = d.Run
 			out.System = d.System
@@ -64,6 +69,13 @@ func Merge(docs []Document) Document {
 		}
 	}
 	out.Run.Host = out.System.Host
+	// A merge of several runs (p2pconf report -o OUT runA runB) is none of them.
+	out.Run.ID = ""
+	if len(runIDs) == 1 {
+		for id := range runIDs {
+			out.Run.ID = id
+		}
+	}
 	delete(backends, "")
 	if len(backends) > 1 {
 		var names []string

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
-// Progress prints one line per finished spec, e.g.
+// Progress prints one line per finished spec, with the time the suite still
+// needs (ETA) at the pace of the specs so far, e.g.
 //
-//	[access 12/40] pass access.peer-copy GPU0→GPU1 (1.2s)
-//	[access 13/40] skip access.peer-copy GPU0→GPU2: needs peer access (found cuDeviceCanAccessPeer=0)
+//	[access 12/40] pass access.peer-copy GPU0→GPU1 (1.2s) [ETA 34s]
+//	[access 13/40] skip access.peer-copy GPU0→GPU2: needs peer access (found cuDeviceCanAccessPeer=0) [ETA 31s]
 //
 // The harness makes one in ReportBeforeSuite and feeds it from
 // ReportAfterEach, each Ginkgo spec report converted by package
@@ -35,11 +37,13 @@ type Progress struct {
 	suite string
 	total int
 	n     int
+	start time.Time
+	now   func() time.Time
 }
 
 // NewProgress returns a printer for suite, which will run total specs.
 func NewProgress(w io.Writer, suite string, total int) *Progress {
-	return &Progress{w: w, suite: suite, total: total}
+	return &Progress{w: w, suite: suite, total: total, start: time.Now(), now: time.Now}
 }
 
 // Spec prints the line of one finished spec. A nil Progress does nothing.
@@ -56,7 +60,19 @@ func (p *Progress) Spec(sr SpecReport) {
 	if p.AfterDots {
 		fmt.Fprintln(p.w)
 	}
-	fmt.Fprintln(p.w, ProgressLine(p.suite, p.n, p.total, sr))
+	fmt.Fprintln(p.w, ProgressLine(p.suite, p.n, p.total, sr)+" [ETA "+ETA(p.now().Sub(p.start), p.n, p.total)+"]")
+}
+
+// ETA is the time left when done of total specs took elapsed: the mean
+// time per spec so far times the specs left, rounded to a second ("0s" when
+// none is left). Litmus specs stop on evidence and take about the same time
+// each, so the mean is a fair guess within a suite.
+func ETA(elapsed time.Duration, done, total int) string {
+	if done <= 0 || total <= done {
+		return "0s"
+	}
+	left := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
+	return left.Round(time.Second).String()
 }
 
 // ProgressLine formats one progress line.

@@ -45,6 +45,9 @@ type Document struct {
 	Suites        []SuiteRun `json:"suites"`
 	Results       []Result   `json:"results"`
 	Summary       Summary    `json:"summary"`
+	// Schedule says which suite processes ran at the same time, on which
+	// GPUs (p2pconf run); absent for a run of one process per suite.
+	Schedule *Schedule `json:"schedule,omitempty"`
 }
 
 // Tool names the program that wrote the results.
@@ -58,6 +61,9 @@ type Tool struct {
 // all suites (earliest start, latest end); args, label_filter and seed are
 // those of the first suite, and each suite keeps its own in Suites.
 type Run struct {
+	// ID names the run the results belong to (P2PCONF_RUN_ID, see
+	// CurrentRunID); a folder never merges results of two IDs.
+	ID          string     `json:"id,omitempty"`
 	Start       *time.Time `json:"start"`
 	End         *time.Time `json:"end"`
 	Host        string     `json:"host"`
@@ -134,6 +140,9 @@ type Result struct {
 	// check measured (it then ends as an error): its figures are not the
 	// hardware's.
 	Contended bool `json:"contended,omitempty"`
+	// Shard is the process of the schedule that ran the spec
+	// (Schedule.Rounds[].Processes[].Shard), empty without a schedule.
+	Shard string `json:"shard,omitempty"`
 }
 
 // Summary counts results by status.

@@ -57,6 +57,9 @@ func WriteRun(dir string, sys System, ginkgoJSON []byte, meta RunMeta) error {
 	r := reps[0]
 	dir = ResolveDir(dir)
 	FillHostDefaults(&sys)
+	if meta.RunID == "" {
+		meta.RunID = CurrentRunID()
+	}
 	doc := Convert(sys, r, meta)
 	suite := doc.Suites[0].Name
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -67,6 +70,9 @@ func WriteRun(dir string, sys System, ginkgoJSON []byte, meta RunMeta) error {
 		return err
 	}
 	defer unlock()
+	if err := checkFolderRun(dir, doc.Run.ID, suite); err != nil {
+		return err
+	}
 	if err := WriteFileAtomic(filepath.Join(dir, suite+SuiteGinkgoSuffix), ginkgoJSON); err != nil {
 		return err
 	}
@@ -139,6 +145,9 @@ func LoadRunDir(dir string) ([]Document, error) {
 		}
 		have[strings.TrimSuffix(filepath.Base(f), SuiteConformanceSuffix)] = true
 		docs = append(docs, d)
+	}
+	if err := checkSameRun(dir, files, docs); err != nil {
+		return nil, err
 	}
 	raw, _ := filepath.Glob(filepath.Join(dir, "*"+SuiteGinkgoSuffix))
 	native, _ := filepath.Glob(filepath.Join(dir, "ginkgo", "*.json"))

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/p2pconf/p2pconf/harness/report"
+	"github.com/p2pconf/p2pconf/harness/schedule"
+	"github.com/p2pconf/p2pconf/harness/timemodel"
+)
+
+// suiteBinary is one suite's test binary and the folder it runs in (its
+// package folder, where its testdata/ is, as go test runs it).
+type suiteBinary struct {
+	Name string // the binary's name without .test: access, ipc, ...
+	Dir  string
+	Bin  string
+}
+
+// suiteSet is where the suite binaries come from and where reports go.
+type suiteSet struct {
+	Root   string // the bundle's folder or the module root
+	Suites []suiteBinary
+	// build compiles the binaries, cleanup removes them (nil for a bundle).
+	build   func(suites []suiteBinary, stderr io.Writer) error
+	cleanup func()
+}
+
+// findSuites locates the suite binaries named in only (comma separated, ""
+// for all): a dist bundle's (suites.txt beside the bin/ folder of this
+// executable), else, in a checkout, the suite
+// packages built with go test -c into a temporary folder.
+func findSuites(only string, stderr io.Writer) (suiteSet, error) {
+	var set suiteSet
+	var err error
+	if dir := bundleDir(); dir != "" {
+		set, err = readBundle(dir)
+	} else {
+		var root string
+		if root, err = moduleRoot(); err != nil {
+			return set, incomplete(err)
+		}
+		set, err = checkoutSuites(root)
+	}
+	if err != nil {
+		return set, incomplete(err)
+	}
+	if err := set.only(only); err != nil {
+		return set, err
+	}
+	if set.build != nil {
+		if err := set.build(set.Suites, stderr); err != nil {
+			return set, incomplete(err)
+		}
+	}
+	return set, nil
+}
+
+// bundleDir is the dist bundle this executable belongs to (bin/p2pconf
+// beside suites.txt), "" when it runs from a checkout.
+func bundleDir() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	dir := filepath.Dir(filepath.Dir(exe))
+	if fileExists(filepath.Join(dir, "suites.txt")) {
+		return dir
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// readBundle reads suites.txt: "<folder> <binary>" per suite, in run order.
+func readBundle(dir string) (suiteSet, error) {
+	f, err := os.Open(filepath.Join(dir, "suites.txt"))
+	if err != nil {
+		return suiteSet{}, fmt.Errorf("reading the bundle's suite list: %w", err)
+	}
+	defer f.Close()
+	set := suiteSet{Root: dir}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 2 {
+			continue
+		}
+		folder := filepath.Join(dir, fields[0])
+		set.Suites = append(set.Suites, suiteBinary{Name: fields[1], Dir: folder, Bin: filepath.Join(folder, fields[1]+".test")})
+	}
+	if err := sc.Err(); err != nil {
+		return set, fmt.Errorf("reading %s: %w", f.Name(), err)
+	}
+	if len(set.Suites) == 0 {
+		return set, fmt.Errorf("%s lists no suite", f.Name())
+	}
+	return set, nil
+}
+
+// moduleRoot is the checkout's root: the nearest folder above the working
+// directory with go.mod.
+func moduleRoot() (string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := cwd; ; d = filepath.Dir(d) {
+		if fileExists(filepath.Join(d, "go.mod")) && fileExists(filepath.Join(d, "suites")) {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no suites here: run p2pconf run from a dist bundle (bin/p2pconf beside suites.txt) or a p2pconf checkout (go.mod and suites/ above %s)", cwd)
+		}
+	}
+}
+
+// checkoutSuites lists the suite packages of the checkout; its build
+// compiles them (go test -c, as go test would) into a temporary folder.
+func checkoutSuites(root string) (suiteSet, error) {
+	ents, err := os.ReadDir(filepath.Join(root, "suites"))
+	if err != nil {
+		return suiteSet{}, fmt.Errorf("listing the suites: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "p2pconf-suites-")
+	if err != nil {
+		return suiteSet{}, fmt.Errorf("a folder for the suite binaries: %w", err)
+	}
+	set := suiteSet{Root: root, cleanup: func() { _ = os.RemoveAll(tmp) }}
+	for _, e := range ents {
+		if tests, _ := filepath.Glob(filepath.Join(root, "suites", e.Name(), "*_test.go")); e.IsDir() && len(tests) > 0 {
+			set.Suites = append(set.Suites, suiteBinary{Name: e.Name(), Dir: filepath.Join(root, "suites", e.Name()),
+				Bin: filepath.Join(tmp, e.Name()+".test")})
+		}
+	}
+	if len(set.Suites) == 0 {
+		set.cleanup()
+		return suiteSet{}, fmt.Errorf("no suite packages with tests under %s", filepath.Join(root, "suites"))
+	}
+	set.build = func(suites []suiteBinary, stderr io.Writer) error { return buildSuites(root, tmp, suites, stderr) }
+	return set, nil
+}
+
+// buildSuites compiles suites into tmp.
+func buildSuites(root, tmp string, suites []suiteBinary, stderr io.Writer) error {
+	var pkgs []string
+	for _, b := range suites {
+		pkgs = append(pkgs, "./suites/"+b.Name)
+	}
+	fmt.Fprintf(stderr, "p2pconf: building %d suites (go test -c)\n", len(pkgs))
+	cmd := exec.Command("go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, pkgs...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if os.Getenv("CGO_CFLAGS") == "" {
+		cmd.Env = append(cmd.Env, "CGO_CFLAGS=-Wno-deprecated-declarations")
+	}
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building the suites (go test -c %s): %w", strings.Join(pkgs, " "), err)
+	}
+	return nil
+}
+
+// only keeps the suites named in list (comma separated; "" keeps all).
+func (s *suiteSet) only(list string) error {
+	if list == "" {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
+		}
+	}
+	var kept []suiteBinary
+	var have []string
+	for _, b := range s.Suites {
+		have = append(have, b.Name)
+		if want[b.Name] {
+			kept = append(kept, b)
+		}
+	}
+	if len(kept) == 0 {
+		return usageErr("no suite matches -suites=%s (have: %s)", list, strings.Join(have, ","))
+	}
+	s.Suites = kept
+	return nil
+}
+
+// listSpecs runs every suite binary with --ginkgo.dry-run and returns the
+// specs the label filter selects, with their labels. env is the
+// environment of the listing (the run's, or a fake preset's).
+func listSpecs(set suiteSet, env []string, filter string) ([]schedule.Spec, error) {
+	tmp, err := os.MkdirTemp("", "p2pconf-list-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var specs []schedule.Spec
+	for _, b := range set.Suites {
+		out := filepath.Join(tmp, b.Name+".json")
+		args := []string{"--ginkgo.dry-run", "--ginkgo.no-color", "--ginkgo.json-report=" + out}
+		if filter != "" {
+			args = append(args, "--ginkgo.label-filter="+filter)
+		}
+		cmd := exec.Command(b.Bin, args...)
+		cmd.Dir = b.Dir
+		cmd.Env = env
+		msg, err := cmd.CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("listing the specs of %s (%s --ginkgo.dry-run): %w\n%s", b.Name, b.Bin, err, tail(msg, 2000))
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			return nil, fmt.Errorf("listing the specs of %s: %w", b.Name, err)
+		}
+		reps, err := report.DecodeGinkgoJSON(data)
+		if err != nil {
+			return nil, fmt.Errorf("listing the specs of %s: %w", b.Name, err)
+		}
+		for _, r := range reps {
+			for _, sr := range r.SpecReports {
+				if sr.LeafNodeType != "It" || sr.State == report.SpecSkipped || sr.State == report.SpecPending {
+					continue
+				}
+				s, err := schedule.SpecFromLabels(b.Name, sr.FullText(), sr.Labels())
+				if err != nil {
+					return nil, err
+				}
+				specs = append(specs, s)
+			}
+		}
+	}
+	return specs, nil
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// gpusOf is every GPU the specs name, sorted.
+func gpusOf(specs []schedule.Spec) []int {
+	seen := map[int]bool{}
+	for _, s := range specs {
+		for _, g := range s.GPUs() {
+			seen[g] = true
+		}
+	}
+	var out []int
+	for g := range seen {
+		out = append(out, g)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// cleanEnv is os.Environ without the variables the runner sets per process.
+func cleanEnv(drop ...string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		keep := true
+		for _, d := range drop {
+			if strings.HasPrefix(kv, d+"=") {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// cmdPlan prints the schedule of a run and the time model's prediction,
+// for this machine or a fake preset's spec list.
+func cmdPlan(args []string, stdout, stderr io.Writer) error {
+	fs := flags("plan", stderr)
+	preset := fs.String("preset", "", "plan the spec list of this fake preset (h200x2, nvlink8, single, ...) instead of this machine's")
+	modelFile := fs.String("model", "", "time model JSON (default: the built-in H200 figures)")
+	profile := fs.String("profile", "", "litmus profile of the model: default or certify (default: $P2PCONF_LITMUS_PROFILE, else default)")
+	limit := fs.Int("j", 0, "most processes at once (0: no limit)")
+	serial := fs.Bool("serial", false, "plan one process per suite with every GPU, one after another")
+	mutants := fs.String("mutants", "all", "pair mutants on all pairs, or representative: on one pair per link class and its reverse")
+	suites := fs.String("suites", "", "only these suites (comma separated)")
+	filter := fs.String("label-filter", "", "Ginkgo label filter")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("plan takes no arguments (got %s)", strings.Join(fs.Args(), " "))
+	}
+	model, err := loadModel(*modelFile, *profile)
+	if err != nil {
+		return err
+	}
+	set, err := findSuites(*suites, stderr)
+	if set.cleanup != nil {
+		defer set.cleanup()
+	}
+	if err != nil {
+		return err
+	}
+	var env []string
+	if *preset != "" {
+		env = append(cleanEnv("P2PCONF_BACKEND", "P2PCONF_FAKE", "P2PCONF_REPORT_DIR"), "P2PCONF_BACKEND=fake", "P2PCONF_FAKE="+*preset)
+	} else {
+		env = cleanEnv("P2PCONF_REPORT_DIR")
+	}
+	specs, err := listSpecs(set, env, *filter)
+	if err != nil {
+		return incomplete(err)
+	}
+	if *mutants != "all" && *mutants != "representative" {
+		return usageErr("-mutants %q: all or representative", *mutants)
+	}
+	opt := schedule.Options{Serial: *serial, SuiteOrder: suiteNames(set), RepresentativeMutants: *mutants == "representative"}
+	plan, err := schedule.Make(specs, gpusOf(specs), opt)
+	if err != nil {
+		return incomplete(err)
+	}
+	what := "this machine"
+	if *preset != "" {
+		what = "fake preset " + *preset
+	}
+	if n := len(schedule.Dropped(specs, opt)); n > 0 {
+		what += fmt.Sprintf(" (%d pair mutants left to the representative pairs)", n)
+	}
+	printPlan(stdout, what, plan, model, *limit)
+	return nil
+}
+
+func suiteNames(set suiteSet) []string {
+	var out []string
+	for _, b := range set.Suites {
+		out = append(out, b.Name)
+	}
+	return out
+}
+
+// loadModel reads the time model: file, else the built-in H200 figures,
+// with the litmus profile of -profile or P2PCONF_LITMUS_PROFILE.
+func loadModel(file, profile string) (timemodel.Config, error) {
+	m := timemodel.H200()
+	if file != "" {
+		var err error
+		if m, err = timemodel.Load(file); err != nil {
+			return m, inputErr(err)
+		}
+	}
+	if profile == "" {
+		profile = strings.TrimSpace(os.Getenv("P2PCONF_LITMUS_PROFILE"))
+	}
+	if profile == "" {
+		return m, nil
+	}
+	m, err := m.WithProfile(profile)
+	if err != nil {
+		return m, usageErr("%v", err)
+	}
+	return m, nil
+}
+
+// printPlan prints each round (its kind, how many processes run at once,
+// its lanes and their suites) with the model's time, then the totals.
+func printPlan(w io.Writer, what string, plan schedule.Plan, model timemodel.Config, limit int) {
+	pred := model.Predict(plan, limit)
+	fmt.Fprintf(w, "plan for %s: %d specs on GPUs %s, %d rounds, %d processes", what, plan.Specs(), intsText(plan.GPUs), len(plan.Rounds), plan.Processes())
+	if limit > 0 {
+		fmt.Fprintf(w, ", at most %d at once", limit)
+	}
+	fmt.Fprintf(w, "\ntime model %s, litmus profile %s\n", model.Name, model.Litmus.Profile)
+	for _, rt := range pred.Rounds {
+		r := rt.Round
+		fmt.Fprintf(w, "  %-4s %-6s parallel %d  %8s", r.Name, r.Kind, rt.Parallel, seconds(rt.Seconds))
+		var lanes []string
+		for _, l := range r.Lanes {
+			var parts []string
+			for _, p := range l.Processes {
+				parts = append(parts, fmt.Sprintf("%s %d", p.Suite, len(p.Specs)))
+			}
+			lanes = append(lanes, l.ID+" ("+strings.Join(parts, ", ")+")")
+		}
+		fmt.Fprintf(w, "  %s\n", strings.Join(lanes, "; "))
+	}
+	speedup := 1.0
+	if pred.Seconds > 0 {
+		speedup = pred.BusySeconds / pred.Seconds
+	}
+	fmt.Fprintf(w, "predicted wall time %s (one process at a time: %s; %.1fx)\n", seconds(pred.Seconds), seconds(pred.BusySeconds), speedup)
+}
+
+func seconds(s float64) string {
+	return (time.Duration(s * float64(time.Second))).Round(100 * time.Millisecond).String()
+}
+
+func intsText(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	if len(s) == 0 {
+		return "(none)"
+	}
+	return strings.Join(s, ",")
+}

@@ -162,6 +162,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !f.dryRun {
+		release, err := holdGPUs(stderr)
+		if err != nil {
+			return incomplete(err)
+		}
+		defer release()
+	}
 	specs, err := listSpecs(set, cleanEnv("P2PCONF_REPORT_DIR"), f.filter)
 	if err != nil {
 		return incomplete(err)

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/p2pconf/p2pconf/harness/gpulock"
+	"github.com/p2pconf/p2pconf/harness/machine"
+)
+
+// holdGPUs locks the run's GPUs (those P2PCONF_GPUS selects) for the whole
+// run and hands the lock down to every suite process through
+// P2PCONF_LOCK_HELD. Each suite process locks its GPUs on its own as well;
+// without this outer lock another run could take the GPUs between two
+// rounds, and the next round would stop naming it. Fake runs lock only when
+// P2PCONF_LOCK_DIR asks for it, as the suites do: the fake's GPUs are not
+// the machine's.
+func holdGPUs(stderr io.Writer) (release func(), err error) {
+	m, err := machine.Open()
+	if err != nil {
+		return nil, fmt.Errorf("opening the machine to lock its GPUs: %w", err)
+	}
+	defer func() { _ = m.Backend.Close() }()
+	if strings.HasPrefix(m.Backend.Name(), "fake") && os.Getenv(gpulock.EnvDir) == "" {
+		return func() {}, nil
+	}
+	o, err := gpulock.OptionsFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	var uuids, names []string
+	for _, g := range m.GPUs() {
+		uuids = append(uuids, g.Info.UUID)
+		names = append(names, g.String())
+	}
+	l, err := gpulock.Acquire(context.Background(), uuids, o)
+	if err != nil {
+		return nil, fmt.Errorf("exclusive use of %s: %w", strings.Join(names, ", "), err)
+	}
+	_, held, _ := strings.Cut(l.HeldEnv(), "=")
+	prev, had := os.LookupEnv(gpulock.EnvHeld)
+	if err := os.Setenv(gpulock.EnvHeld, held); err != nil {
+		l.Release()
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "p2pconf run: holding %s for this run (locks in %s)\n", strings.Join(names, ", "), l.Dir())
+	return func() {
+		if had {
+			_ = os.Setenv(gpulock.EnvHeld, prev)
+		} else {
+			_ = os.Unsetenv(gpulock.EnvHeld)
+		}
+		l.Release()
+	}, nil
+}

@@ -31,6 +31,9 @@
 #   suites.txt             "<folder> <binary>" per suite, in run order
 #   deploy/                Slurm batch script, Kubernetes manifests, the CI
 #                          gate (deploy/ci/gate.sh) and their README.md files
+#   tests/foreign/         run.sh and hold.c: the exclusive-use checks beside
+#                          another program and a second run (needs a C
+#                          compiler and python3 on the node, not Go)
 #   VERSION, README.md (reports/README.md), LICENSE, .p2pconf-root
 set -euo pipefail
 
@@ -102,6 +105,9 @@ install -m 0644 dist/sanitize-allow.txt "$stage/sanitize-allow.txt"
 # The fleet and CI scripts (Slurm, Kubernetes, CI gate), so a node or a CI
 # runner with only the tarball has them; their Go tests stay behind.
 (cd "$root" && find deploy -type f ! -name '*_test.go' -print0 | xargs -0 cp --parents -t "$stage")
+mkdir -p "$stage/tests/foreign"
+install -m 0755 tests/foreign/run.sh "$stage/tests/foreign/run.sh"
+install -m 0644 tests/foreign/hold.c "$stage/tests/foreign/hold.c"
 cp reports/README.md "$stage/README.md"
 cp LICENSE "$stage/LICENSE"
 echo "$version $commit" >"$stage/VERSION"

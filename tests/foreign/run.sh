@@ -20,9 +20,11 @@
 # With P2PCONF_BACKEND=fake the fake models the program instead of hold
 # (P2PCONF_FAKE_FOREIGN), so the script itself can be tried without a GPU;
 # two-runs on the fake needs P2PCONF_LOCK_DIR (fake runs lock only then).
-# Needs Go, a C compiler and python3. Files go to $OUT (default: a new
-# directory under /tmp), whose path is printed. Exit status 0 when the
-# checks hold.
+# In a checkout it builds the suites (needs Go); in the dist tarball, which
+# ships this script as tests/foreign/run.sh, it runs the precompiled suite
+# binaries, so the node needs only a C compiler and python3. Files go to
+# $OUT (default: a new directory under /tmp), whose path is printed. Exit
+# status 0 when the checks hold.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CGO_ENABLED=1 CGO_CFLAGS=${CGO_CFLAGS:--Wno-deprecated-declarations}
@@ -44,7 +46,17 @@ out=${OUT:-$(mktemp -d /tmp/p2pconf-foreign.XXXXXX)}
 mkdir -p "$out"
 echo "foreign: files in $out"
 
-build_suite() { go test -c -o "$out/$1.test" "./suites/$1"; }
+# The suites of one scenario are one run (the report folder refuses the
+# results of two runs).
+export P2PCONF_RUN_ID=${P2PCONF_RUN_ID:-foreign-$$-$(date -u +%Y%m%dT%H%M%SZ)}
+
+build_suite() {
+	if [ -f .p2pconf-root ]; then # the dist tarball: precompiled
+		ln -sf "$PWD/suites/$1/$1.test" "$out/$1.test"
+	else
+		go test -c -o "$out/$1.test" "./suites/$1"
+	fi
+}
 
 # run_suite SUITE LOG [ENV...] starts the suite's binary in the background
 # from its package directory (as go test runs it), its output in LOG, and

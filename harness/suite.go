@@ -54,11 +54,37 @@ func RunSuite(t *testing.T, suite string) {
 		t.Fatalf("p2pconf %s: %v", suite, err)
 	}
 	defer lock.Release()
+	if err := openContexts(m); err != nil {
+		t.Fatalf("p2pconf %s: %v", suite, err)
+	}
 	if probs := validateTree(suite); len(probs) > 0 {
 		t.Fatalf("p2pconf %s: the suite's specs break the catalogue rules:\n  %s", suite, strings.Join(probs, "\n  "))
 	}
 	registerReporting(suite, m)
 	RunSpecs(t, fmt.Sprintf("%s [%s]", suite, m.Backend.Name()))
+}
+
+// openContexts makes the selected GPUs' contexts exist before any spec runs
+// (the backend creates a GPU's context when the process first works on it,
+// so processes on disjoint GPUs stay off each other's). Creating a context
+// opens driver file descriptors and takes device memory, which the per-spec
+// leak checks would otherwise charge to the first spec that uses the GPU.
+func openContexts(m *Machine) error {
+	gpus := m.GPUs()
+	for _, p := range m.Pairs() {
+		gpus = append(gpus, p.A, p.B)
+	}
+	done := map[Device]bool{}
+	for _, g := range gpus {
+		if done[g.Ordinal] {
+			continue
+		}
+		done[g.Ordinal] = true
+		if _, _, err := m.Backend.MemInfo(g.Ordinal); err != nil {
+			return fmt.Errorf("opening the context of %s: %w", g, err)
+		}
+	}
+	return nil
 }
 
 // validateTree builds the spec tree without running it and checks every

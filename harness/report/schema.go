@@ -127,6 +127,9 @@ type Result struct {
 	// Timeline is Ginkgo's rendering of what happened, kept for results
 	// that did not pass (it becomes the JUnit failure body).
 	Timeline string `json:"timeline,omitempty"`
+	// Repro is, on a failing conf result of a reproducible check, the
+	// command that writes its standalone C reproducer (ReproCommand).
+	Repro string `json:"repro,omitempty"`
 }
 
 // Summary counts results by status.

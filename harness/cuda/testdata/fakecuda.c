@@ -19,6 +19,27 @@
 //   FAKECUDA_PENDING_POLLS   after enqueuing work, stream and event queries
 //                            report NOT_READY this many times (default 0;
 //                            -1: never complete)
+//   FAKECUDA_FREE_MIB        free memory cuMemGetInfo reports (default 70 GiB)
+//   FAKECUDA_REALISTIC       if set, the P2P attributes and atomic masks are
+//                            plausible values instead of echoes (below)
+//   FAKECUDA_DEFECT          a comma list of misbehaviours for the standalone
+//                            reproducers' tests: peer-copy-corrupts (a peer
+//                            copy flips one byte in its middle),
+//                            atomic-masks-zero (NATIVE_ATOMIC_SUPPORTED=1
+//                            while every per-operation mask is 0),
+//                            copy-corrupts (so does cuMemcpyAsync),
+//                            peer-access-ignored (an enable succeeds but
+//                            grants nothing), enable-is-bidirectional,
+//                            disable-keeps-access, host-devptr-offset
+//                            (cuMemHostGetDevicePointer is 4 bytes off),
+//                            self-peer (cuDeviceCanAccessPeer(d, d) = 1),
+//                            uva-owner-wrong (DEVICE_ORDINAL is always 0)
+//
+// The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
+// run on the host when launched, with the PTX's semantics; a kernel that
+// touches memory its context cannot reach (another device's without peer
+// access, or no allocation) leaves CUDA_ERROR_ILLEGAL_ADDRESS (700) on its
+// stream, as a fault would.
 //
 // Argument checks built in: cuDeviceGetP2PAttribute echoes its arguments,
 // cuIpcOpenMemHandle_v2 decodes and checks the by-value handle bytes, the
@@ -78,6 +99,14 @@ static int env_int(const char *name, int def) {
 	return v && *v ? atoi(v) : def;
 }
 static int driver_version(void) { return env_int("FAKECUDA_DRIVER_VERSION", 13000); }
+static int defect(const char *name) {
+	const char *v = getenv("FAKECUDA_DEFECT");
+	if (!v) return 0;
+	size_t n = strlen(name);
+	for (const char *p = v; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == v || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
+	return 0;
+}
 static int ndev(void) {
 	int n = env_int("FAKECUDA_DEVICES", 2);
 	return n > MAXDEV ? MAXDEV : n;
@@ -122,6 +151,11 @@ static const char *err_name(CUresult r) {
 	case INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
 	case PEER_ACCESS_UNSUPPORTED: return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
 	case NOT_READY: return "CUDA_ERROR_NOT_READY";
+	case INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
+	case INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
+	case PEER_ACCESS_ALREADY_ENABLED: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
+	case PEER_ACCESS_NOT_ENABLED: return "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED";
+	case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
 	}
 	return NULL;
 }
@@ -155,7 +189,7 @@ static CUresult f_cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
 	switch (attr) {
 	case 16: *v = 132; break;
 	case 33: *v = 0x18 + 0x10 * d; break;
-	case 41: case 95: case 102: case 103: case 125: *v = 1; break;
+	case 19: case 41: case 95: case 102: case 103: case 125: *v = 1; break;
 	case 75: *v = 9; break;
 	case 76: case 86: case 128: *v = 0; break;
 	case 147: if (driver_version() < 13000) return INVALID_VALUE; *v = 0; break;
@@ -207,7 +241,7 @@ static CUresult f_cuCtxSetCurrent(struct ctx *c) {
 
 // ---- streams and events ---------------------------------------------------
 
-struct stream { int magic, pending; struct ctx *ctx; };
+struct stream { int magic, pending; struct ctx *ctx; int fault; };
 struct event { int magic, pending, flags, recorded; struct ctx *ctx; };
 #define STREAM_MAGIC 0x5757
 #define EVENT_MAGIC 0x4545
@@ -242,11 +276,13 @@ static CUresult f_cuStreamDestroy_v2(struct stream *s) {
 static CUresult f_cuStreamQuery(struct stream *s) {
 	NEED_CTX();
 	if (stream_of(s)->magic != STREAM_MAGIC) return INVALID_HANDLE;
+	if (stream_of(s)->fault) return stream_of(s)->fault;
 	return poll_pending(&stream_of(s)->pending);
 }
 static CUresult f_cuStreamSynchronize(struct stream *s) {
 	NEED_CTX();
 	if (stream_of(s)->pending < 0) return LAUNCH_TIMEOUT; // would hang on a GPU
+	if (stream_of(s)->fault) return stream_of(s)->fault;
 	stream_of(s)->pending = 0;
 	return OK;
 }
@@ -347,7 +383,7 @@ static CUresult free_alloc(void *p, int kind) {
 
 static CUresult f_cuMemGetInfo_v2(size_t *free_, size_t *total) {
 	NEED_CTX();
-	*free_ = (size_t)70 << 30;
+	*free_ = (size_t)env_int("FAKECUDA_FREE_MIB", 70 << 10) << 20;
 	*total = (size_t)(80 + current->dev) << 30;
 	return OK;
 }
@@ -377,7 +413,7 @@ static CUresult f_cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned
 	NEED_CTX();
 	struct alloc *a = find_alloc((CUdeviceptr)p);
 	if (flags != 0 || !a || a->kind != KIND_HOST || !(a->flags & 2)) return INVALID_VALUE;
-	*d = (CUdeviceptr)p;
+	*d = (CUdeviceptr)p + (defect("host-devptr-offset") ? 4 : 0);
 	return OK;
 }
 static CUresult f_cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
@@ -403,6 +439,7 @@ static CUresult f_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 }
 static CUresult f_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, struct stream *s) {
 	CUresult r = f_cuMemcpy(dst, src, n);
+	if (r == OK && n > 0 && defect("copy-corrupts")) ((unsigned char *)dst)[n / 2] ^= 0x01;
 	if (r == OK) enqueue(s);
 	return r;
 }
@@ -414,14 +451,21 @@ static CUresult f_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, s
 static CUresult f_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, struct stream *s) {
 	return f_cuMemcpyAsync((CUdeviceptr)h, d, n, s);
 }
+static void corrupt_peer_copy(CUdeviceptr dst, size_t n) {
+	if (n > 0 && defect("peer-copy-corrupts")) ((unsigned char *)dst)[n / 2] ^= 0x01;
+}
 static CUresult f_cuMemcpyPeer(CUdeviceptr dst, struct ctx *dc, CUdeviceptr src, struct ctx *sc, size_t n) {
 	if (!dc || !sc) return INVALID_CONTEXT;
-	return f_cuMemcpy(dst, src, n);
+	CUresult r = f_cuMemcpy(dst, src, n);
+	if (r == OK) corrupt_peer_copy(dst, n);
+	return r;
 }
 static CUresult f_cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dc, CUdeviceptr src, struct ctx *sc, size_t n,
 		struct stream *s) {
 	if (!dc || !sc) return INVALID_CONTEXT;
-	return f_cuMemcpyAsync(dst, src, n, s);
+	CUresult r = f_cuMemcpyAsync(dst, src, n, s);
+	if (r == OK) corrupt_peer_copy(dst, n);
+	return r;
 }
 
 static CUresult f_cuPointerGetAttribute(void *data, int attr, CUdeviceptr p) {
@@ -431,7 +475,7 @@ static CUresult f_cuPointerGetAttribute(void *data, int attr, CUdeviceptr p) {
 	switch (attr) {
 	case 1: *(struct ctx **)data = &ctxs[a->dev]; break;
 	case 2: *(unsigned int *)data = a->kind == KIND_DEVICE ? 2 : 1; break;
-	case 9: *(int *)data = a->dev; break;
+	case 9: *(int *)data = defect("uva-owner-wrong") ? 0 : a->dev; break;
 	case 10: *(unsigned char *)data = a->kind == KIND_DEVICE; break; // C bool: one byte
 	case 11: *(void **)data = a->base; break;
 	case 12: *(size_t *)data = a->size; break;
@@ -447,7 +491,7 @@ static int can_access(CUdevice a, CUdevice b) { return a != b && !getenv("FAKECU
 static CUresult f_cuDeviceCanAccessPeer(int *v, CUdevice a, CUdevice b) {
 	NEED_INIT();
 	if (bad_dev(a) || bad_dev(b)) return INVALID_DEVICE;
-	*v = can_access(a, b);
+	*v = can_access(a, b) || (a == b && defect("self-peer"));
 	return OK;
 }
 static CUresult f_cuCtxEnablePeerAccess(struct ctx *peer, unsigned int flags) {
@@ -456,20 +500,28 @@ static CUresult f_cuCtxEnablePeerAccess(struct ctx *peer, unsigned int flags) {
 	if (!peer || peer < ctxs || peer >= ctxs + MAXDEV || !peer->retained) return INVALID_CONTEXT;
 	if (!can_access(current->dev, peer->dev)) return PEER_ACCESS_UNSUPPORTED; // also for peer == current (observed)
 	if (current->peer[peer->dev]) return PEER_ACCESS_ALREADY_ENABLED;
-	current->peer[peer->dev] = 1;
+	if (!defect("peer-access-ignored")) current->peer[peer->dev] = 1;
+	if (defect("enable-is-bidirectional")) peer->peer[current->dev] = 1;
 	return OK;
 }
 static CUresult f_cuCtxDisablePeerAccess(struct ctx *peer) {
 	NEED_CTX();
 	if (!peer || peer < ctxs || peer >= ctxs + MAXDEV) return INVALID_CONTEXT;
 	if (!current->peer[peer->dev]) return PEER_ACCESS_NOT_ENABLED;
-	current->peer[peer->dev] = 0;
+	if (!defect("disable-keeps-access")) current->peer[peer->dev] = 0;
 	return OK;
 }
 static CUresult f_cuDeviceGetP2PAttribute(int *v, int attr, CUdevice src, CUdevice dst) {
 	NEED_INIT();
 	if (bad_dev(src) || bad_dev(dst) || src == dst) return INVALID_DEVICE;
 	if (!v || attr < 1 || attr > (driver_version() >= 13000 ? 5 : 4)) return INVALID_VALUE;
+	if (getenv("FAKECUDA_REALISTIC")) {
+		int can = can_access(src, dst);
+		// PERFORMANCE_RANK, ACCESS_SUPPORTED, NATIVE_ATOMIC, CUDA_ARRAY, ONLY_PARTIAL
+		int vals[6] = {0, 0, can, can, can, 0};
+		*v = vals[attr];
+		return OK;
+	}
 	*v = attr * 10000 + src * 100 + dst;
 	return OK;
 }
@@ -481,6 +533,8 @@ static CUresult f_cuDeviceGetP2PAtomicCapabilities(unsigned int *caps, const int
 	for (unsigned int i = 0; i < n; i++) {
 		if (ops[i] < 0 || ops[i] >= 13) return INVALID_VALUE;
 		caps[i] = (unsigned int)(ops[i] + 1) | (unsigned int)src << 8 | (unsigned int)dst << 12;
+		if (getenv("FAKECUDA_REALISTIC")) // every type of every operation: signed, unsigned, scalar 32 and 64
+			caps[i] = can_access(src, dst) && !defect("atomic-masks-zero") ? 0x1 | 0x2 | 0x8 | 0x10 : 0;
 	}
 	return OK;
 }
@@ -757,6 +811,64 @@ static CUresult f_cuModuleUnload(struct module *m) {
 	return OK;
 }
 
+// reachable says whether a kernel of the current context may touch n bytes
+// at p: its own device memory, a peer's with peer access enabled, pinned
+// host memory.
+static int reachable(uint64_t p, uint64_t n) {
+	struct alloc *a = find_alloc((CUdeviceptr)p);
+	if (!a || (char *)(uintptr_t)p + n > a->base + a->size) return 0;
+	return a->kind == KIND_HOST || a->dev == current->dev || current->peer[a->dev];
+}
+static uint32_t pattern_word(uint32_t seed, uint64_t i) {
+	uint32_t x = (uint32_t)i * 0x9E3779B9u ^ (uint32_t)(i >> 32) * 0x85EBCA6Bu ^ seed;
+	x ^= x >> 16;
+	x *= 0x7FEB352Du;
+	x ^= x >> 15;
+	x *= 0x846CA68Bu;
+	x ^= x >> 16;
+	if (x == 0 || x == 0xDEADBEEFu) x ^= 1;
+	return x;
+}
+#define ARG(i, T) (*(T *)params[i])
+// run_basic_kernel runs a kernel of kernels/basic.ptx on the host; a fault
+// is left on the stream. It returns 0 for any other kernel.
+static int run_basic_kernel(const char *name, void **params, struct stream *s) {
+	if (strcmp(name, "empty") == 0) return 1;
+	if (!params) return 0;
+	if (strcmp(name, "fill") == 0) {
+		uint64_t dst = ARG(0, uint64_t), n = ARG(1, uint64_t);
+		uint32_t seed = ARG(2, uint32_t);
+		if (!reachable(dst, 4 * n)) { s->fault = 700; return 1; }
+		for (uint64_t i = 0; i < n; i++) ((uint32_t *)(uintptr_t)dst)[i] = pattern_word(seed, i);
+		return 1;
+	}
+	if (strcmp(name, "verify") == 0) {
+		uint64_t src = ARG(0, uint64_t), n = ARG(1, uint64_t), res = ARG(3, uint64_t);
+		uint32_t seed = ARG(2, uint32_t), *r = (uint32_t *)(uintptr_t)res;
+		if (!reachable(src, 4 * n) || !reachable(res, 8)) { s->fault = 700; return 1; }
+		for (uint64_t i = 0; i < n; i++)
+			if (((uint32_t *)(uintptr_t)src)[i] != pattern_word(seed, i)) {
+				r[0]++;
+				if (i < r[1]) r[1] = i < 0xFFFFFFFFu ? (uint32_t)i : 0xFFFFFFFEu;
+			}
+		return 1;
+	}
+	if (strcmp(name, "transform") == 0) {
+		uint64_t dst = ARG(0, uint64_t), src = ARG(1, uint64_t), n = ARG(2, uint64_t);
+		uint32_t add = ARG(3, uint32_t);
+		if (!reachable(dst, 4 * n) || !reachable(src, 4 * n)) { s->fault = 700; return 1; }
+		for (uint64_t i = 0; i < n; i++) ((uint32_t *)(uintptr_t)dst)[i] = ((uint32_t *)(uintptr_t)src)[i] + add;
+		return 1;
+	}
+	if (strcmp(name, "delay") == 0) {
+		uint64_t status = ARG(1, uint64_t);
+		if (!reachable(status, 4)) { s->fault = 700; return 1; }
+		*(uint32_t *)(uintptr_t)status = 1;
+		return 1;
+	}
+	return 0;
+}
+
 // p2pc_fake_echo(u64 out, u32 a, u64 b, f32 c, u16 d) writes, at out:
 // a @0, b @8, c @16, d @20, grid @24/28/32, block @36/40/44, shmem @48,
 // stream @56, kind @64 (1 normal, 2 cooperative).
@@ -766,7 +878,9 @@ static CUresult launch(int kind, struct function *f, unsigned gx, unsigned gy, u
 	if (!f || f->magic != FUNCTION_MAGIC || extra) return INVALID_VALUE;
 	if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || bx * by * bz > 1024) return INVALID_VALUE;
 	logf_("launch %s %u %u %u %u %u %u %u", f->name, gx, gy, gz, bx, by, bz, shmem);
-	if (strcmp(f->name, "p2pc_fake_echo") == 0) {
+	if (run_basic_kernel(f->name, params, stream_of(s))) {
+		// ran on the host (kernels/basic.ptx)
+	} else if (strcmp(f->name, "p2pc_fake_echo") == 0) {
 		if (!params) return INVALID_VALUE;
 		char *out = (char *)(uintptr_t)*(uint64_t *)params[0];
 		if (!find_alloc((CUdeviceptr)out)) return 700; // ILLEGAL_ADDRESS, as a real kernel would

@@ -8,33 +8,36 @@ package checks
 // every one and run it against a stub driver). A test keeps this list and
 // the recipes in step.
 var reproducible = map[string]bool{
-	"access.self-is-not-a-peer": true,
-	"access.uva-owner": true,
-	"access.enable-is-directional": true,
-	"access.enable-errors": true,
-	"access.enable-covers-allocations": true,
-	"access.peer-copy": true,
-	"access.local-copy": true,
-	"access.kernel-remote-read": true,
-	"access.kernel-remote-write": true,
-	"access.staged-copy": true,
-	"access.host-mapped": true,
-	"atomics.capability-report": true,
+	"access.self-is-not-a-peer":              true,
+	"access.uva-owner":                       true,
+	"access.enable-is-directional":           true,
+	"access.enable-errors":                   true,
+	"access.enable-covers-allocations":       true,
+	"access.peer-copy":                       true,
+	"access.local-copy":                      true,
+	"access.kernel-remote-read":              true,
+	"access.kernel-remote-write":             true,
+	"access.staged-copy":                     true,
+	"access.host-mapped":                     true,
+	"atomics.capability-report":              true,
+	"ordering.cross-device-event-handoff":    true,
+	"ordering.elapsed-time-across-devices":   true,
+	"ordering.source-reuse-after-completion": true,
 }
 
 // notReproducible says why a check can have no standalone reproducer.
 // A check in neither table simply has none yet.
 var notReproducible = map[string]string{
-	"access.capability-per-direction": "compares CUDA's claims with NVML's (GetP2PStatus, topology level, NVLink count), which a driver-only C file does not load",
-	"ipc.event-handoff-without-wait": mutantReason,
-	"ipc.exporter-exits-first": infoReason,
-	"vmm.fabric-handle": infoReason,
-	"atomics.gpu-scope-across-gpus": infoReason,
+	"access.capability-per-direction":            "compares CUDA's claims with NVML's (GetP2PStatus, topology level, NVLink count), which a driver-only C file does not load",
+	"ipc.event-handoff-without-wait":             mutantReason,
+	"ipc.exporter-exits-first":                   infoReason,
+	"vmm.fabric-handle":                          infoReason,
+	"atomics.gpu-scope-across-gpus":              infoReason,
 	"ordering.cross-device-handoff-without-wait": mutantReason,
-	"ordering.flag-handoff-weak": mutantReason,
-	"bandwidth.copy-engine": measureReason,
-	"bandwidth.sm-read-write": measureReason,
-	"bandwidth.latency": measureReason,
+	"ordering.flag-handoff-weak":                 mutantReason,
+	"bandwidth.copy-engine":                      measureReason,
+	"bandwidth.sm-read-write":                    measureReason,
+	"bandwidth.latency":                          measureReason,
 }
 
 const (

@@ -26,18 +26,21 @@ import (
 // violatingDefect is, for every reproducible check, the stub misbehaviour
 // that its reproducer must catch (exit 1).
 var violatingDefect = map[string]string{
-	"access.self-is-not-a-peer":        "self-peer",
-	"access.uva-owner":                 "uva-owner-wrong",
-	"access.peer-copy":                 "peer-copy-corrupts",
-	"access.local-copy":                "copy-corrupts",
-	"access.staged-copy":               "copy-corrupts",
-	"access.kernel-remote-read":        "peer-access-ignored",
-	"access.kernel-remote-write":       "peer-access-ignored",
-	"access.enable-covers-allocations": "peer-access-ignored",
-	"access.enable-is-directional":     "enable-is-bidirectional",
-	"access.enable-errors":             "disable-keeps-access",
-	"access.host-mapped":               "host-devptr-offset",
-	"atomics.capability-report":        "atomic-masks-zero",
+	"access.self-is-not-a-peer":              "self-peer",
+	"access.uva-owner":                       "uva-owner-wrong",
+	"access.peer-copy":                       "peer-copy-corrupts",
+	"access.local-copy":                      "copy-corrupts",
+	"access.staged-copy":                     "copy-corrupts",
+	"access.kernel-remote-read":              "peer-access-ignored",
+	"access.kernel-remote-write":             "peer-access-ignored",
+	"access.enable-covers-allocations":       "peer-access-ignored",
+	"access.enable-is-directional":           "enable-is-bidirectional",
+	"access.enable-errors":                   "disable-keeps-access",
+	"access.host-mapped":                     "host-devptr-offset",
+	"atomics.capability-report":              "atomic-masks-zero",
+	"ordering.cross-device-event-handoff":    "peer-copy-corrupts",
+	"ordering.elapsed-time-across-devices":   "elapsed-time-across-devices",
+	"ordering.source-reuse-after-completion": "peer-copy-deferred",
 }
 
 var (

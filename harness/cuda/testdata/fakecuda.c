@@ -33,7 +33,12 @@
 //                            disable-keeps-access, host-devptr-offset
 //                            (cuMemHostGetDevicePointer is 4 bytes off),
 //                            self-peer (cuDeviceCanAccessPeer(d, d) = 1),
-//                            uva-owner-wrong (DEVICE_ORDINAL is always 0)
+//                            uva-owner-wrong (DEVICE_ORDINAL is always 0),
+//                            elapsed-time-across-devices (cuEventElapsedTime
+//                            of two devices' events succeeds),
+//                            peer-copy-deferred (a peer copy reads its source
+//                            only when its stream is next queried: after the
+//                            event recorded behind it has completed)
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // run on the host when launched, with the PTX's semantics; a kernel that
@@ -241,7 +246,7 @@ static CUresult f_cuCtxSetCurrent(struct ctx *c) {
 
 // ---- streams and events ---------------------------------------------------
 
-struct stream { int magic, pending; struct ctx *ctx; int fault; };
+struct stream { int magic, pending; struct ctx *ctx; int fault; CUdeviceptr def_dst, def_src; size_t def_n; };
 struct event { int magic, pending, flags, recorded; struct ctx *ctx; };
 #define STREAM_MAGIC 0x5757
 #define EVENT_MAGIC 0x4545
@@ -273,15 +278,21 @@ static CUresult f_cuStreamDestroy_v2(struct stream *s) {
 	free(s);
 	return OK;
 }
+static void run_deferred(struct stream *s) {
+	if (s->def_n) memmove((void *)s->def_dst, (const void *)s->def_src, s->def_n);
+	s->def_n = 0;
+}
 static CUresult f_cuStreamQuery(struct stream *s) {
 	NEED_CTX();
 	if (stream_of(s)->magic != STREAM_MAGIC) return INVALID_HANDLE;
+	run_deferred(stream_of(s));
 	if (stream_of(s)->fault) return stream_of(s)->fault;
 	return poll_pending(&stream_of(s)->pending);
 }
 static CUresult f_cuStreamSynchronize(struct stream *s) {
 	NEED_CTX();
 	if (stream_of(s)->pending < 0) return LAUNCH_TIMEOUT; // would hang on a GPU
+	run_deferred(stream_of(s));
 	if (stream_of(s)->fault) return stream_of(s)->fault;
 	stream_of(s)->pending = 0;
 	return OK;
@@ -323,7 +334,8 @@ static CUresult f_cuEventSynchronize(struct event *e) {
 static CUresult f_cuEventElapsedTime(float *ms, struct event *a, struct event *b) {
 	NEED_CTX();
 	if (!a || !b || a->magic != EVENT_MAGIC || b->magic != EVENT_MAGIC) return INVALID_HANDLE;
-	if (!a->recorded || !b->recorded || (a->flags & 2) || (b->flags & 2) || a->ctx != b->ctx) return INVALID_HANDLE;
+	if (!a->recorded || !b->recorded || (a->flags & 2) || (b->flags & 2)) return INVALID_HANDLE;
+	if (a->ctx != b->ctx && !defect("elapsed-time-across-devices")) return INVALID_HANDLE;
 	if (a->pending || b->pending) return NOT_READY;
 	*ms = 1.5f;
 	return OK;
@@ -463,6 +475,11 @@ static CUresult f_cuMemcpyPeer(CUdeviceptr dst, struct ctx *dc, CUdeviceptr src,
 static CUresult f_cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dc, CUdeviceptr src, struct ctx *sc, size_t n,
 		struct stream *s) {
 	if (!dc || !sc) return INVALID_CONTEXT;
+	if (defect("peer-copy-deferred")) {
+		NEED_CTX();
+		stream_of(s)->def_dst = dst, stream_of(s)->def_src = src, stream_of(s)->def_n = n;
+		return OK;
+	}
 	CUresult r = f_cuMemcpyAsync(dst, src, n, s);
 	if (r == OK) corrupt_peer_copy(dst, n);
 	return r;

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package repro
+
+import "fmt"
+
+// The ordering suite's event specs (suites/ordering/event_handoff_test.go
+// and events_test.go) that run on one pair with the basic kernels.
+
+const orderingHelpers = `
+enum { HANDOFF_WORDS = 1 << 18 };                 /* handoffWords: 1 MiB per handoff */
+#define PRODUCER_LAG_NS 20000000ull /* producerLag: 20 ms */
+
+static CUevent new_event(int dev, unsigned flags) {
+	use(dev);
+	CUevent e;
+	setup(cuEventCreate(&e, flags), "cuEventCreate");
+	return e;
+}
+
+/* record is RecordEvent, in the stream's context. */
+static int record(int dev, CUevent e, CUstream s, const char *what) {
+	use(dev);
+	return must(cuEventRecord(e, s), what);
+}
+
+/* launch_shape launches f with grid × 256 threads (or 1 × 1). */
+static int launch_shape(int dev, CUfunction f, CUstream s, unsigned grid, unsigned block, void **params, const char *what) {
+	use(dev);
+	return must(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, s, params, NULL), what);
+}
+
+static CUfunction rt_delay_fn[64];
+
+/* launch_delay queues the delay kernel (one thread spinning ns) on s. */
+static int launch_delay(int dev, CUstream s, uint64_t ns, CUdeviceptr status) {
+	CUfunction f = basic_kernel(dev, "delay", rt_delay_fn);
+	void *params[] = {&ns, &status};
+	return launch_shape(dev, f, s, 1, 1, params, "launch the delay kernel");
+}
+
+static unsigned sm_count(int dev) {
+	int n = attribute(dev, 16 /* MULTIPROCESSOR_COUNT */);
+	return n > 0 ? (unsigned)n : 1;
+}
+`
+
+func init() {
+	register("ordering.cross-device-event-handoff", recipe{basic: true, helpers: orderingHelpers, timeout: specTimeout / 2,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("hands a slow producer's data from GPU%d through a waiting copy stream to a waiting consumer on GPU%d", t.A, t.B),
+				code: fmt.Sprintf(`uint32_t seed = %du;
+/* newEventHandoff */
+CUdeviceptr src = dev_alloc(A, 4 * HANDOFF_WORDS), dst = dev_alloc(B, 4 * HANDOFF_WORDS), result = dev_alloc(B, 8), status = dev_alloc(A, 4);
+CUstream prod = new_stream(A), copier = new_stream(A), cons = new_stream(B);
+CUevent ready = new_event(A, 2 /* DISABLE_TIMING */), copied = new_event(A, 2);
+unsigned grid_a = sm_count(A), grid_b = sm_count(B);
+/* trial */
+step("producing on GPU%%d behind a 20ms delay, copying to GPU%%d and verifying there, each step waiting on the last one's event", A, B);
+fill(A, src, POISON, HANDOFF_WORDS);
+fill(B, dst, POISON, HANDOFF_WORDS);
+fill(A, status, 0, 1);
+uint32_t preset[2] = {0, 0xFFFFFFFFu};
+upload(B, result, preset, 2);
+uint64_t n = HANDOFF_WORDS;
+CUcontext ca = ctx_of(A), cb = ctx_of(B);
+void *fill_params[] = {&src, &n, &seed};
+void *verify_params[] = {&dst, &n, &seed, &result};
+if (!launch_delay(A, prod, PRODUCER_LAG_NS, status) ||
+	!launch_shape(A, basic_kernel(A, "fill", rt_fill_fn), prod, grid_a, 256, fill_params, "launch the producer (fill) on GPU A") ||
+	!record(A, ready, prod, "cuEventRecord(ready) on the producer stream"))
+	return;
+use(A);
+if (!must(cuStreamWaitEvent(copier, ready, 0), "cuStreamWaitEvent(copy stream, ready)")) return;
+if (!must(cuMemcpyPeerAsync(dst, cb, src, ca, 4 * HANDOFF_WORDS, copier), "cuMemcpyPeerAsync A→B on the copy stream")) return;
+if (!record(A, copied, copier, "cuEventRecord(copied) on the copy stream")) return;
+use(B);
+if (!must(cuStreamWaitEvent(cons, copied, 0), "cuStreamWaitEvent(consumer stream of B, copied event of A)")) return;
+if (!launch_shape(B, basic_kernel(B, "verify", rt_verify_fn), cons, grid_b, 256, verify_params, "launch the consumer (verify) on GPU B")) return;
+if (!wait_stream(B, cons, "event handoff " TARGET) || !wait_stream(A, copier, "event handoff " TARGET) || !wait_stream(A, prod, "event handoff " TARGET)) return;
+uint32_t res[2];
+download(B, result, res, 2);
+if (res[0] != 0)
+	violation("GPU%%d's consumer found %%u of %%d words stale after waiting on the copy's event; first at word %%u", B, res[0], HANDOFF_WORDS, res[1]);
+else
+	printf("  ok: GPU%%d's consumer found all %%d words produced on GPU%%d\n", B, HANDOFF_WORDS, A);
+`, seed32("ordering.cross-device-event-handoff", t.ID())),
+			}}
+		}})
+
+	register("ordering.elapsed-time-across-devices", recipe{basic: true, helpers: orderingHelpers, timeout: specTimeout / 4,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("refuses cuEventElapsedTime between an event of GPU%d and one of GPU%d", t.A, t.B),
+				code: `CUstream sa = new_stream(A), sb = new_stream(B);
+CUevent start_a = new_event(A, 0), end_a = new_event(A, 0), end_b = new_event(B, 0);
+step("recording two events on GPU%d and one on GPU%d", A, B);
+if (!record(A, start_a, sa, "cuEventRecord(start of A)") || !record(A, end_a, sa, "cuEventRecord(end of A)") || !record(B, end_b, sb, "cuEventRecord(end of B)")) return;
+if (!wait_event(A, end_a, "events of GPU A") || !wait_event(B, end_b, "event of GPU B")) return;
+float ms = -1;
+use(A);
+if (!must(cuEventElapsedTime(&ms, start_a, end_a), "cuEventElapsedTime of two events of one GPU")) return;
+printf("  ok: cuEventElapsedTime of two events of GPU%d: %g ms\n", A, ms);
+ms = -1;
+CUresult r = cuEventElapsedTime(&ms, start_a, end_b);
+printf("  finding: cuEventElapsedTime across devices = %s (%d)\n", r == 0 ? "CUDA_SUCCESS" : err_name(r), r);
+if (r == 0)
+	violation("cuEventElapsedTime(event of GPU%d, event of GPU%d) returned %g ms: want a CUDA error", A, B, ms);
+`,
+			}}
+		}})
+
+	register("ordering.source-reuse-after-completion", recipe{basic: true, helpers: orderingHelpers + accessHelpers, timeout: specTimeout / 4,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("keeps the copied data on GPU%d when the source on GPU%d is overwritten after the copy's event completed", t.B, t.A),
+				code: fmt.Sprintf(`uint32_t *old = host_words(HANDOFF_WORDS);
+random_words(%dull, old, HANDOFF_WORDS);
+CUdeviceptr src = dev_alloc(A, 4 * HANDOFF_WORDS), dst = dev_alloc(B, 4 * HANDOFF_WORDS);
+upload(A, src, old, HANDOFF_WORDS);
+fill(B, dst, POISON, HANDOFF_WORDS);
+CUdeviceptr status = dev_alloc(A, 4);
+CUstream s = new_stream(A);
+CUevent done = new_event(A, 2 /* DISABLE_TIMING */);
+step("copying GPU%%d→GPU%%d behind a 20ms kernel and waiting for the event after the copy", A, B);
+CUcontext ca = ctx_of(A), cb = ctx_of(B);
+if (!launch_delay(A, s, PRODUCER_LAG_NS, status)) return;
+use(A);
+if (!must(cuMemcpyPeerAsync(dst, cb, src, ca, 4 * HANDOFF_WORDS, s), "cuMemcpyPeerAsync A→B")) return;
+if (!record(A, done, s, "cuEventRecord after the copy") || !wait_event(A, done, "the completion event of the copy " TARGET)) return;
+step("overwriting the source on GPU%%d", A);
+fill(A, src, POISON, HANDOFF_WORDS);
+if (!wait_stream(A, s, "the copy's stream")) return;
+uint32_t *got = host_words(HANDOFF_WORDS);
+download(B, dst, got, HANDOFF_WORDS);
+compare_words(old, got, HANDOFF_WORDS, "GPU%d's copy of GPU%d's data after the source was overwritten once the copy's event had completed");
+`, seed("ordering.source-reuse-after-completion", t.ID()), t.B, t.A),
+			}}
+		}})
+}

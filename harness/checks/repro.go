@@ -23,6 +23,7 @@ var reproducible = map[string]bool{
 	"ordering.cross-device-event-handoff":    true,
 	"ordering.elapsed-time-across-devices":   true,
 	"ordering.source-reuse-after-completion": true,
+	"ordering.submission-is-not-completion":  true,
 }
 
 // notReproducible says why a check can have no standalone reproducer.

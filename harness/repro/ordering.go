@@ -3,7 +3,11 @@
 
 package repro
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/p2pconf/p2pconf/kernels"
+)
 
 // The ordering suite's event specs (suites/ordering/event_handoff_test.go
 // and events_test.go) that run on one pair with the basic kernels.
@@ -137,6 +141,90 @@ uint32_t *got = host_words(HANDOFF_WORDS);
 download(B, dst, got, HANDOFF_WORDS);
 compare_words(old, got, HANDOFF_WORDS, "GPU%d's copy of GPU%d's data after the source was overwritten once the copy's event had completed");
 `, seed("ordering.source-reuse-after-completion", t.ID()), t.B, t.A),
+			}}
+		}})
+}
+
+// gpuName prints as the suites' GPU values do ("GPU0"), so that seeds built
+// from several of them in a row get the same spaces as harness.Seed's.
+type gpuName int
+
+func (g gpuName) String() string { return fmt.Sprintf("GPU%d", int(g)) }
+
+// submissionHelpers is the submissionIsNotCompletion body of events_test.go
+// for a copy src→dst (cuMemcpyAsync within one GPU, else cuMemcpyPeerAsync).
+const submissionHelpers = `
+
+static void submission_is_not_completion(int src, int dst, uint64_t seed) {
+	char what[256];
+	uint32_t *words = host_words(HANDOFF_WORDS);
+	random_words(seed, words, HANDOFF_WORDS);
+	CUdeviceptr from = dev_alloc(src, 4 * HANDOFF_WORDS), to = dev_alloc(dst, 4 * HANDOFF_WORDS);
+	upload(src, from, words, HANDOFF_WORDS);
+	fill(dst, to, POISON, HANDOFF_WORDS);
+	CUdeviceptr status = dev_alloc(src, 8);
+	fill(src, status, 0, 2);
+	void *hb = NULL;
+	use(src);
+	setup(cuMemHostAlloc(&hb, 64, 0x1 | 0x2 /* PORTABLE | DEVICEMAP */), "cuMemHostAlloc(PORTABLE|DEVICEMAP)");
+	uint32_t *flag = hb;
+	__atomic_store_n(flag, 0, __ATOMIC_SEQ_CST);
+	CUstream s = new_stream(src);
+	CUevent done = new_event(src, 2 /* DISABLE_TIMING */);
+	step("queueing a kernel that waits for the host's release, a copy GPU%d→GPU%d and an event on one stream of GPU%d", src, dst, src);
+	CUdeviceptr dflag = 0;
+	use(src);
+	setup(cuMemHostGetDevicePointer(&dflag, hb, 0), "cuMemHostGetDevicePointer");
+	CUfunction f = load_kernel(src, PTX, "wait_released");
+	uint64_t timeout_ns = 10000000000ull; /* releaseWait: 10 s */
+	void *params[] = {&dflag, &timeout_ns, &status};
+	CUcontext cs = ctx_of(src), cd = ctx_of(dst);
+	int ok = launch_shape(src, f, s, 1, 1, params, "launch wait_released");
+	use(src);
+	snprintf(what, sizeof what, "%s GPU%d→GPU%d", src == dst ? "cuMemcpyAsync" : "cuMemcpyPeerAsync", src, dst);
+	ok = ok && must(src == dst ? cuMemcpyAsync(to, from, 4 * HANDOFF_WORDS, s) : cuMemcpyPeerAsync(to, cd, from, cs, 4 * HANDOFF_WORDS, s), what);
+	ok = ok && record(src, done, s, "cuEventRecord after the copy");
+	use(src);
+	CUresult early = ok ? cuEventQuery(done) : 0;
+	step("releasing the kernel, waiting for the event, then querying it again");
+	__atomic_store_n(flag, 1, __ATOMIC_SEQ_CST); /* always: the kernel must not hold the GPU */
+	if (!ok) return;
+	snprintf(what, sizeof what, "the event after the copy GPU%d→GPU%d", src, dst);
+	if (!wait_event(src, done, what)) return;
+	snprintf(what, sizeof what, "the stream of GPU%d holding the kernel and the copy GPU%d→GPU%d", src, src, dst);
+	if (!wait_stream(src, s, what)) return;
+	uint32_t st[2];
+	download(src, status, st, 2);
+	if (early != 600)
+		violation("cuEventQuery of the event after a copy GPU%d→GPU%d queued behind a kernel waiting for the host, queried before the host released it (the kernel then ended with status %u after %u polls): want CUDA_ERROR_NOT_READY (600), got %s (%d)",
+			src, dst, st[0], st[1], early == 0 ? "CUDA_SUCCESS" : err_name(early), early);
+	else
+		printf("  ok: cuEventQuery before the release: CUDA_ERROR_NOT_READY (600)\n");
+	if (st[0] != 1)
+		violation("the kernel holding GPU%d's stream ended with status %u after %u polls (1 released, 2 waited 10s without seeing the host's release, 3 poll cap hit)", src, st[0], st[1]);
+	use(src);
+	CUresult late = cuEventQuery(done);
+	if (late != 0) violation("cuEventQuery after the event completed (GPU%d→GPU%d): %s (%d)", src, dst, err_name(late), late);
+	uint32_t *got = host_words(HANDOFF_WORDS);
+	download(dst, to, got, HANDOFF_WORDS);
+	snprintf(what, sizeof what, "data copied GPU%d→GPU%d", src, dst);
+	compare_words(words, got, HANDOFF_WORDS, what);
+}
+`
+
+func init() {
+	register("ordering.submission-is-not-completion", recipe{basic: true, ptx: kernels.WaitReleased.PTX,
+		helpers: orderingHelpers + submissionHelpers, timeout: specTimeout / 2,
+		specs: func(t Target) []spec {
+			if !t.Pair {
+				return []spec{{
+					name: fmt.Sprintf("reports an event after a copy within GPU%d queued behind a kernel waiting for the host NOT_READY until the copy is done", t.A),
+					code: fmt.Sprintf("submission_is_not_completion(A, A, %dull);\n", seed("ordering.submission-is-not-completion", gpuName(t.A), gpuName(t.A))),
+				}}
+			}
+			return []spec{{
+				name: fmt.Sprintf("reports an event after a peer copy %s queued behind a kernel waiting for the host NOT_READY until the copy is done", t),
+				code: fmt.Sprintf("submission_is_not_completion(A, B, %dull);\n", seed("ordering.submission-is-not-completion", gpuName(t.A), gpuName(t.B))),
 			}}
 		}})
 }

@@ -41,6 +41,7 @@ var violatingDefect = map[string]string{
 	"ordering.cross-device-event-handoff":    "peer-copy-corrupts",
 	"ordering.elapsed-time-across-devices":   "elapsed-time-across-devices",
 	"ordering.source-reuse-after-completion": "peer-copy-deferred",
+	"ordering.submission-is-not-completion":  "event-complete-early",
 }
 
 var (
@@ -248,10 +249,16 @@ func TestVariantSelection(t *testing.T) {
 // TestDataMatchesTheHarness checks that the C runtime's seeded data is the
 // harness's: harness.Seed, harness.RandomWords and kernels.PatternWord.
 func TestDataMatchesTheHarness(t *testing.T) {
-	for _, parts := range [][]any{{"access.peer-copy", "0-1", "4 B", "without peer access"}, {"access.local-copy", "GPU0", "4 GiB + 12 B"}} {
+	for _, parts := range [][]any{{"access.peer-copy", "0-1", "4 B", "without peer access"}, {"access.local-copy", "GPU0", "4 GiB + 12 B"},
+	} {
 		if got, want := seed(parts...), harness.Seed(parts...); got != want {
 			t.Errorf("seed%q = %d, harness.Seed = %d", parts, got, want)
 		}
+	}
+	// Two GPU values in a row: fmt.Sprint puts a space between them.
+	if got, want := seed("ordering.submission-is-not-completion", gpuName(0), gpuName(1)),
+		harness.Seed("ordering.submission-is-not-completion", harness.GPU{Ordinal: 0}, harness.GPU{Ordinal: 1}); got != want {
+		t.Errorf("seed of two GPUs = %d, harness.Seed = %d", got, want)
 	}
 	const s = 0x0123456789abcdef
 	src := "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n#include <unistd.h>\n" +

@@ -38,10 +38,14 @@
 //                            of two devices' events succeeds),
 //                            peer-copy-deferred (a peer copy reads its source
 //                            only when its stream is next queried: after the
-//                            event recorded behind it has completed)
+//                            event recorded behind it has completed),
+//                            event-complete-early (cuEventQuery succeeds
+//                            while the work before the event still waits)
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
-// run on the host when launched, with the PTX's semantics; a kernel that
+// and wait_released of kernels/ordering.ptx (its stream, and events recorded
+// behind it, stay NOT_READY until the host sets the flag) run on the host
+// when launched, with the PTX's semantics; a kernel that
 // touches memory its context cannot reach (another device's without peer
 // access, or no allocation) leaves CUDA_ERROR_ILLEGAL_ADDRESS (700) on its
 // stream, as a fault would.
@@ -246,11 +250,31 @@ static CUresult f_cuCtxSetCurrent(struct ctx *c) {
 
 // ---- streams and events ---------------------------------------------------
 
-struct stream { int magic, pending; struct ctx *ctx; int fault; CUdeviceptr def_dst, def_src; size_t def_n; };
-struct event { int magic, pending, flags, recorded; struct ctx *ctx; };
+struct stream {
+	int magic, pending;
+	struct ctx *ctx;
+	int fault;
+	CUdeviceptr def_dst, def_src; // a deferred peer copy (peer-copy-deferred)
+	size_t def_n;
+	volatile uint32_t *wait_flag; // a wait_released kernel holds the stream
+	uint32_t *wait_status, polls;
+};
+struct event { int magic, pending, flags, recorded; struct ctx *ctx; volatile uint32_t *wait_flag; };
 #define STREAM_MAGIC 0x5757
 #define EVENT_MAGIC 0x4545
-static struct stream null_stream = {STREAM_MAGIC, 0, NULL};
+static struct stream null_stream = {STREAM_MAGIC, 0, NULL, 0, 0, 0, 0, NULL, NULL, 0};
+
+// held says whether a wait_released kernel still holds s, ending it (with
+// status 1 "released") once the host has set the flag.
+static int held(struct stream *s) {
+	if (!s->wait_flag) return 0;
+	s->polls++;
+	if (*s->wait_flag == 0) return 1;
+	s->wait_status[0] = 1;
+	s->wait_status[1] = s->polls;
+	s->wait_flag = NULL;
+	return 0;
+}
 
 static struct stream *stream_of(struct stream *s) { return s ? s : &null_stream; }
 static void enqueue(struct stream *s) { stream_of(s)->pending = env_int("FAKECUDA_PENDING_POLLS", 0); }
@@ -287,6 +311,7 @@ static CUresult f_cuStreamQuery(struct stream *s) {
 	if (stream_of(s)->magic != STREAM_MAGIC) return INVALID_HANDLE;
 	run_deferred(stream_of(s));
 	if (stream_of(s)->fault) return stream_of(s)->fault;
+	if (held(stream_of(s))) return NOT_READY;
 	return poll_pending(&stream_of(s)->pending);
 }
 static CUresult f_cuStreamSynchronize(struct stream *s) {
@@ -317,11 +342,13 @@ static CUresult f_cuEventRecord(struct event *e, struct stream *s) {
 	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
 	e->recorded = 1;
 	e->pending = stream_of(s)->pending;
+	e->wait_flag = stream_of(s)->wait_flag;
 	return OK;
 }
 static CUresult f_cuEventQuery(struct event *e) {
 	NEED_CTX();
 	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
+	if (e->wait_flag && *e->wait_flag == 0 && !defect("event-complete-early")) return NOT_READY;
 	return poll_pending(&e->pending);
 }
 static CUresult f_cuEventSynchronize(struct event *e) {
@@ -875,6 +902,14 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 		uint32_t add = ARG(3, uint32_t);
 		if (!reachable(dst, 4 * n) || !reachable(src, 4 * n)) { s->fault = 700; return 1; }
 		for (uint64_t i = 0; i < n; i++) ((uint32_t *)(uintptr_t)dst)[i] = ((uint32_t *)(uintptr_t)src)[i] + add;
+		return 1;
+	}
+	if (strcmp(name, "wait_released") == 0) {
+		uint64_t flag = ARG(0, uint64_t), status = ARG(2, uint64_t);
+		if (!reachable(flag, 4) || !reachable(status, 8)) { s->fault = 700; return 1; }
+		s->wait_flag = (volatile uint32_t *)(uintptr_t)flag;
+		s->wait_status = (uint32_t *)(uintptr_t)status;
+		s->polls = 0;
 		return 1;
 	}
 	if (strcmp(name, "delay") == 0) {

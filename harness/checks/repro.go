@@ -24,6 +24,7 @@ var reproducible = map[string]bool{
 	"ordering.elapsed-time-across-devices":   true,
 	"ordering.source-reuse-after-completion": true,
 	"ordering.submission-is-not-completion":  true,
+	"vmm.granularity":                        true,
 }
 
 // notReproducible says why a check can have no standalone reproducer.

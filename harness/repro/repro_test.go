@@ -42,6 +42,7 @@ var violatingDefect = map[string]string{
 	"ordering.elapsed-time-across-devices":   "elapsed-time-across-devices",
 	"ordering.source-reuse-after-completion": "peer-copy-deferred",
 	"ordering.submission-is-not-completion":  "event-complete-early",
+	"vmm.granularity":                        "vmm-create-any-size",
 }
 
 var (
@@ -249,8 +250,7 @@ func TestVariantSelection(t *testing.T) {
 // TestDataMatchesTheHarness checks that the C runtime's seeded data is the
 // harness's: harness.Seed, harness.RandomWords and kernels.PatternWord.
 func TestDataMatchesTheHarness(t *testing.T) {
-	for _, parts := range [][]any{{"access.peer-copy", "0-1", "4 B", "without peer access"}, {"access.local-copy", "GPU0", "4 GiB + 12 B"},
-	} {
+	for _, parts := range [][]any{{"access.peer-copy", "0-1", "4 B", "without peer access"}, {"access.local-copy", "GPU0", "4 GiB + 12 B"}} {
 		if got, want := seed(parts...), harness.Seed(parts...); got != want {
 			t.Errorf("seed%q = %d, harness.Seed = %d", parts, got, want)
 		}

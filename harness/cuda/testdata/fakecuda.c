@@ -40,7 +40,9 @@
 //                            only when its stream is next queried: after the
 //                            event recorded behind it has completed),
 //                            event-complete-early (cuEventQuery succeeds
-//                            while the work before the event still waits)
+//                            while the work before the event still waits),
+//                            vmm-create-any-size (cuMemCreate accepts a size
+//                            that is no multiple of the granularity)
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // and wait_released of kernels/ordering.ptx (its stream, and events recorded
@@ -684,7 +686,7 @@ static CUresult f_cuMemGetAllocationGranularity(size_t *g, const CUmemAllocation
 static CUresult f_cuMemCreate(CUmemGenericAllocationHandle *h, size_t n, const CUmemAllocationProp *p,
 		unsigned long long flags) {
 	NEED_CTX();
-	if (bad_prop(p) || flags != 0 || n == 0 || n % GRAN) return INVALID_VALUE;
+	if (bad_prop(p) || flags != 0 || n == 0 || (n % GRAN && !defect("vmm-create-any-size"))) return INVALID_VALUE;
 	int fd = memfd_create("fakecuda-vmm", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)n) != 0) return 2;
 	*h = new_handle(fd, n, p->location.id, p->requestedHandleTypes);

@@ -233,7 +233,7 @@ func summary(dir string, doc report.Document, failing []report.Result, groups []
 		fmt.Fprintf(&b, " started %s", doc.Run.Start.UTC().Format(time.RFC3339))
 	}
 	fmt.Fprintf(&b, " with %s %s (backend %s). Each failure below is driver behaviour that contradicts the documented contract the check quotes. ",
-		or(doc.Tool.Name, "unknown"), or(doc.Tool.Version, "unknown"), or(sys.Backend, "unknown"))
+		known(doc.Tool.Name), known(doc.Tool.Version), known(sys.Backend))
 	b.WriteString("Where p2pconf has one, a standalone C reproducer is in `repro/`: it needs only a C compiler and the driver, makes the same driver calls with the same sizes and data, and exits 0 when the driver conforms, 1 on the violation, 2 when the machine cannot run it.\n\n")
 
 	b.WriteString("## What failed\n\n| # | check | GPUs | failing specs | first observation |\n|---|---|---|---|---|\n")
@@ -243,8 +243,8 @@ func summary(dir string, doc report.Document, failing []report.Result, groups []
 
 	b.WriteString("\n## Machine\n\n| | |\n|---|---|\n")
 	for _, g := range sys.GPUs {
-		fmt.Fprintf(&b, "| GPU%d | %s, PCI %s, UUID %s, compute capability %s, %d SMs |\n", g.Ordinal, or(g.Name, "unknown"), or(g.PCIBusID, "unknown"),
-			or(g.UUID, "unknown"), ccText(g.ComputeCapability), g.SMCount)
+		fmt.Fprintf(&b, "| GPU%d | %s, PCI %s, UUID %s, compute capability %s, %d SMs |\n", g.Ordinal, known(g.Name), known(g.PCIBusID),
+			known(g.UUID), ccText(g.ComputeCapability), g.SMCount)
 	}
 	for _, row := range report.EnvironmentRows(doc) {
 		switch row[0] {
@@ -339,7 +339,7 @@ func claimsOf(sys report.System, r report.Result) []string {
 			if p.Src != *r.Src || p.Dst != *r.Dst {
 				continue
 			}
-			out = append(out, "link: "+or(p.Link, "unknown"))
+			out = append(out, "link: "+known(p.Link))
 			if p.CUDA.CanAccessPeer != nil {
 				out = append(out, fmt.Sprintf("cuDeviceCanAccessPeer = %v", *p.CUDA.CanAccessPeer))
 			}
@@ -354,7 +354,7 @@ func claimsOf(sys report.System, r report.Result) []string {
 			}
 			if p.NVML.Error == "" {
 				out = append(out, fmt.Sprintf("NVML P2P read %s, write %s, atomics %s; topology %s, %d NVLinks",
-					or(p.NVML.Read, "unknown"), or(p.NVML.Write, "unknown"), or(p.NVML.Atomics, "unknown"), or(p.NVML.TopologyLevel, "unknown"), p.NVML.NVLinkCount))
+					known(p.NVML.Read), known(p.NVML.Write), known(p.NVML.Atomics), known(p.NVML.TopologyLevel), p.NVML.NVLinkCount))
 			}
 		}
 	}
@@ -476,10 +476,10 @@ func (t *ticket) write(path string) (err error) {
 	return nil
 }
 
-// or is s, or what stands for it when it was not recorded.
-func or(s, missing string) string {
+// known is s, or "unknown" when the run did not record it.
+func known(s string) string {
 	if s == "" {
-		return missing
+		return "unknown"
 	}
 	return s
 }

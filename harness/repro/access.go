@@ -533,13 +533,6 @@ func modeText(t Target, peer bool) string {
 	return "without peer access"
 }
 
-func modeWord(peer bool) string {
-	if peer {
-		return "with peer access"
-	}
-	return "without peer access"
-}
-
 // peerPrologue is RequirePeerAccess and MustEnablePeerAccess.
 func peerPrologue(peer bool) string {
 	if !peer {

@@ -25,6 +25,7 @@ var reproducible = map[string]bool{
 	"ordering.source-reuse-after-completion": true,
 	"ordering.submission-is-not-completion":  true,
 	"vmm.granularity":                        true,
+	"vmm.fd-number-is-not-a-handle":          true,
 }
 
 // notReproducible says why a check can have no standalone reproducer.

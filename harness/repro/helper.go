@@ -98,7 +98,10 @@ static int helper_call(const struct helper_req *q, struct helper_rep *p, int pas
 	pid_t pid = fork();
 	if (pid < 0) cannot_run("fork failed");
 	if (pid == 0) {
-		close(sv[0]);
+		/* The helper gets nothing of this process but its socket (and a
+		 * descriptor only when one is sent), as the suite's helpers. */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != sv[1]) close(fd);
 		char fd[16];
 		snprintf(fd, sizeof fd, "%d", sv[1]);
 		setenv("P2PCONF_REPRO_HELPER_FD", fd, 1);

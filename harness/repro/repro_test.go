@@ -43,6 +43,7 @@ var violatingDefect = map[string]string{
 	"ordering.source-reuse-after-completion": "peer-copy-deferred",
 	"ordering.submission-is-not-completion":  "event-complete-early",
 	"vmm.granularity":                        "vmm-create-any-size",
+	"vmm.fd-number-is-not-a-handle":          "fd-number-imports",
 }
 
 var (

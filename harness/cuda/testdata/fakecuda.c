@@ -42,7 +42,9 @@
 //                            event-complete-early (cuEventQuery succeeds
 //                            while the work before the event still waits),
 //                            vmm-create-any-size (cuMemCreate accepts a size
-//                            that is no multiple of the granularity)
+//                            that is no multiple of the granularity),
+//                            fd-number-imports (importing a number that is no
+//                            open descriptor makes a new allocation)
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // and wait_released of kernels/ordering.ptx (its stream, and events recorded
@@ -780,6 +782,12 @@ static CUresult f_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
 	if (type == 1) {
 		int fd = (int)(uintptr_t)os;
 		struct stat st;
+		if (fstat(fd, &st) != 0 && defect("fd-number-imports")) {
+			int f = memfd_create("fakecuda-vmm", MFD_CLOEXEC);
+			if (f < 0 || ftruncate(f, GRAN) != 0) return 2;
+			*h = new_handle(f, GRAN, 0, 1);
+			return *h ? OK : 2;
+		}
 		if (fstat(fd, &st) != 0) return UNKNOWN; // observed for a number that is no open fd
 		*h = new_handle(dup(fd), (size_t)st.st_size, 0, 1);
 		return *h ? OK : 2;

@@ -120,17 +120,17 @@ printf("    NVML P2P ATOMICS status: not compared here (this file loads only the
 step("comparing NATIVE_ATOMIC_SUPPORTED, ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED and the per-operation masks");
 int all_full = nfull == NOPS, partly = nany > 0 && !all_full;
 if (native == 1 && partial == 1)
-	violation("%s: NATIVE_ATOMIC_SUPPORTED=1 (all atomics native) and ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=1 (only some) contradict each other", TARGET);
+	violation("%s: CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED=1 (all atomics native) and CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=1 (only some) contradict each other", TARGET);
 if (native == 1 && !all_full)
-	violation("%s: NATIVE_ATOMIC_SUPPORTED=1 (every atomic native) but cuDeviceGetP2PAtomicCapabilities does not cover every operation with all its types: %s%s%s",
+	violation("%s: CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED=1 (every atomic native) but cuDeviceGetP2PAtomicCapabilities does not cover every operation with all its types: %s%s%s",
 		TARGET, some, some[0] && none[0] ? ", " : "", none);
 if (native != 1 && all_full)
-	violation("%s: NATIVE_ATOMIC_SUPPORTED=%d but cuDeviceGetP2PAtomicCapabilities covers every operation with all its types (%s)", TARGET, native, summary);
+	violation("%s: CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED=%d but cuDeviceGetP2PAtomicCapabilities covers every operation with all its types (%s)", TARGET, native, summary);
 if (partial == 1 && !partly)
-	violation("%s: ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=1 (only some atomics native) but cuDeviceGetP2PAtomicCapabilities covers %s (%s)",
+	violation("%s: CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=1 (only some atomics native) but cuDeviceGetP2PAtomicCapabilities covers %s (%s)",
 		TARGET, all_full ? "every operation fully" : "no operation", summary);
 if (partial >= 0 && partial != 1 && partly)
-	violation("%s: ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=%d but cuDeviceGetP2PAtomicCapabilities covers some operations and not others (full: %s; partly: %s; not: %s)",
+	violation("%s: CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=%d but cuDeviceGetP2PAtomicCapabilities covers some operations and not others (full: %s; partly: %s; not: %s)",
 		TARGET, partial, full, some, none);
 `
 

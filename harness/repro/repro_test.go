@@ -285,3 +285,20 @@ int main(void) {
 		t.Errorf("C runtime data:\n%s\nharness data:\n%s", out, want.String())
 	}
 }
+
+// TestCapabilityReportInTheSuitesWords checks the H200 observation (NATIVE=1,
+// every mask 0) reads as the suite's failure does.
+func TestCapabilityReportInTheSuitesWords(t *testing.T) {
+	f, err := Generate("atomics.capability-report", Pair(0, 1), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out := run(t, build(t, "caps", f.Source), "FAKECUDA_DEFECT=atomic-masks-zero")
+	want := "VIOLATION: GPU0→GPU1: CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED=1 (every atomic native) but cuDeviceGetP2PAtomicCapabilities does not cover every operation with all its types: INTEGER_ADD=0, INTEGER_MIN=0, INTEGER_MAX=0, INTEGER_INCREMENT=0, INTEGER_DECREMENT=0, AND=0, OR=0, XOR=0, EXCHANGE=0, CAS=0, FLOAT_ADD=0, FLOAT_MIN=0, FLOAT_MAX=0\n"
+	if code != ExitViolation || !strings.Contains(out, want) {
+		t.Errorf("exit %d, want 1 and %q in\n%s", code, want, out)
+	}
+	if !strings.Contains(out, "INTEGER_ADD            SIGNED|UNSIGNED") && !strings.Contains(out, "INTEGER_ADD            0 ") {
+		t.Errorf("the masks are not printed beside the attributes:\n%s", out)
+	}
+}

@@ -26,6 +26,8 @@ var reproducible = map[string]bool{
 	"ordering.submission-is-not-completion":  true,
 	"vmm.granularity":                        true,
 	"vmm.fd-number-is-not-a-handle":          true,
+	"ipc.same-process-open-rejected":         true,
+	"ipc.event-flags":                        true,
 }
 
 // notReproducible says why a check can have no standalone reproducer.

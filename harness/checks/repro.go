@@ -26,6 +26,8 @@ var reproducible = map[string]bool{
 	"ordering.submission-is-not-completion":  true,
 	"vmm.granularity":                        true,
 	"vmm.fd-number-is-not-a-handle":          true,
+	"vmm.no-access-until-set":                true,
+	"vmm.peer-access-grant":                  true,
 	"ipc.same-process-open-rejected":         true,
 	"ipc.event-flags":                        true,
 }

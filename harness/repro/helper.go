@@ -21,6 +21,11 @@ struct helper_req {
 	uint32_t seed;
 	uint64_t value;    /* a pointer value, a descriptor number */
 	unsigned char handle[64];
+	/* the VMM fault role (vmm.fault): ranges of one allocation of a, each
+	 * with up to two access grants (device, flags; none: no cuMemSetAccess),
+	 * the range filled first (or -1), and up to two probes (range, device,
+	 * store). */
+	int nranges, ngrants[2], grant[2][2][2], fill, nprobes, probe[2][3];
 };
 struct helper_rep {
 	int code;          /* a CUresult the helper observed (0: none) */
@@ -28,6 +33,8 @@ struct helper_rep {
 	struct verdict before, data;
 	uint64_t value;
 	char error[256];
+	int nresults, access[2]; /* the VMM fault role: cuMemGetAccess before each probe */
+	struct verdict result[2];
 };
 
 static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd);

@@ -44,6 +44,8 @@ var violatingDefect = map[string]string{
 	"ordering.submission-is-not-completion":  "event-complete-early",
 	"vmm.granularity":                        "vmm-create-any-size",
 	"vmm.fd-number-is-not-a-handle":          "fd-number-imports",
+	"vmm.no-access-until-set":                "vmm-access-before-set",
+	"vmm.peer-access-grant":                  "vmm-grant-ignored",
 	"ipc.same-process-open-rejected":         "ipc-same-process-opens",
 	"ipc.event-flags":                        "ipc-event-flags-ignored",
 }

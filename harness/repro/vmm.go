@@ -74,13 +74,95 @@ RT_FN(cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHand
 RT_FN(cuMemUnmap, (CUdeviceptr p, size_t n), (p, n))
 RT_FN(cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc *d, size_t count), (p, n, d, count))
 
-enum { ROLE_IMPORT_NUMBER = 1 };
+enum { ROLE_IMPORT_NUMBER = 1, ROLE_VMM_FAULT = 2 };
+RT_FN(cuMemGetAccess, (unsigned long long *flags, const CUmemLocation *loc, CUdeviceptr p), (flags, loc, p))
+
+/* vmm_fault is the role vmm.fault (fault_role_test.go): create one granule
+ * on q->a, map it at each range (granting what the request says), fill one
+ * range, then probe: cuMemGetAccess for the probing device, and a kernel
+ * that loads (verify) or stores (fill) every word; the first fault ends it. */
+static void vmm_fault(const struct helper_req *q, struct helper_rep *p) {
+	int owner = q->a;
+	size_t size = granularity(owner, 0, 0);
+	uint64_t n = size / 4;
+	CUmemAllocationProp prop = pinned_prop(owner, 0);
+	CUmemGenericAllocationHandle h;
+	use(owner);
+	setup(cuMemCreate(&h, size, &prop, 0), "helper: cuMemCreate");
+	CUdeviceptr r[2] = {0, 0};
+	for (int i = 0; i < q->nranges; i++) {
+		use(owner);
+		setup(cuMemAddressReserve(&r[i], size, 0, 0, 0), "helper: cuMemAddressReserve");
+		setup(cuMemMap(r[i], size, 0, h, 0), "helper: cuMemMap");
+		for (int g = 0; g < q->ngrants[i]; g++) {
+			CUmemAccessDesc d = {{1, q->grant[i][g][0]}, q->grant[i][g][1]};
+			setup(cuMemSetAccess(r[i], size, &d, 1), "helper: cuMemSetAccess");
+		}
+	}
+	if (q->fill >= 0) {
+		step("helper: fill range %d with GPU%d", q->fill, owner);
+		struct gpu_work w = gpu_work(owner);
+		if (!run_fill(&w, r[q->fill], n, q->seed, "helper: fill")) exit(EXIT_CANNOT_RUN);
+	}
+	for (int i = 0; i < q->nprobes; i++) {
+		int range = q->probe[i][0], dev = q->probe[i][1], store = q->probe[i][2];
+		step("helper: probe %d: %s by GPU%d on range %d", i, store ? "store" : "load", dev, range);
+		unsigned long long flags = 0;
+		CUmemLocation loc = {1, dev};
+		use(owner);
+		setup(cuMemGetAccess(&flags, &loc, r[range]), "helper: cuMemGetAccess");
+		p->access[i] = (int)flags;
+		struct gpu_work w = gpu_work(dev);
+		if (store) {
+			CUfunction f = basic_kernel(dev, "fill", rt_fill_fn);
+			uint32_t seed = q->seed + 1;
+			void *params[] = {&r[range], &n, &seed};
+			uint64_t grid = (n + 255) / 256;
+			grid = grid < 1 ? 1 : grid > 1024 ? 1024 : grid;
+			use(dev);
+			CUresult c = cuLaunchKernel(f, (unsigned)grid, 1, 1, 256, 1, 1, 0, w.s, params, NULL);
+			double end = rt_now() + TIMEOUT_S;
+			while (c == 0 && (c = cuStreamQuery(w.s)) == 600 && rt_now() < end) usleep(50);
+			p->result[i].code = c;
+		} else {
+			p->result[i] = run_verify(&w, r[range], n, q->seed);
+		}
+		p->nresults = i + 1;
+		if (p->result[i].code != 0) break;
+	}
+}
+
+/* probe_text is probeResult's String. */
+static const char *probe_text(const struct helper_rep *rep, int i) {
+	static char buf[256];
+	static const char *prot[4] = {"PROT_NONE", "PROT_READ", "2", "PROT_READWRITE"};
+	const char *a = rep->access[i] >= 0 && rep->access[i] < 4 ? prot[rep->access[i]] : "?";
+	if (rep->result[i].code != 0)
+		snprintf(buf, sizeof buf, "access %s, kernel failed: %s (%d)", a, err_name(rep->result[i].code), rep->result[i].code);
+	else
+		snprintf(buf, sizeof buf, "access %s, kernel completed: %s", a, verdict_text(rep->result[i]));
+	return buf;
+}
+
+/* expect_fault is expectFault. */
+static void expect_fault(const struct helper_rep *rep, int i, const char *what) {
+	if (rep->nresults <= i) {
+		violation("%s: the helper ran %d probes, not %d", what, rep->nresults, i + 1);
+		return;
+	}
+	printf("  finding: fault code: %s (%d) (%s)\n", rep->result[i].code == 0 ? "CUDA_SUCCESS" : err_name(rep->result[i].code), rep->result[i].code, what);
+	if (rep->result[i].code == 0) violation("%s: the kernel completed (%s); it must not succeed", what, probe_text(rep, i));
+}
 
 /* The importer role (import_role_test.go), op import-number: import the
  * bare number q->value as a POSIX fd; should that succeed, map it (reserve,
  * map, grant read-write) so the spec sees where it was mapped. */
 static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd) {
 	(void)fd;
+	if (q->role == ROLE_VMM_FAULT) {
+		vmm_fault(q, p);
+		return;
+	}
 	CUmemGenericAllocationHandle h = 0;
 	use(q->a);
 	CUresult r = cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)q->value, 1 /* POSIX_FILE_DESCRIPTOR */);
@@ -97,6 +179,97 @@ static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd
 `
 
 func init() {
+	register("vmm.no-access-until-set", recipe{basic: true, helpers: vmmHelpers + accessHelpers + vmmShareHelpers, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("on GPU%d gives no access until cuMemSetAccess", t.A),
+				code: `if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%d", A); return; }
+step("mapping memory of GPU%d without cuMemSetAccess, then reading it with a kernel in a helper", A);
+struct helper_req q;
+memset(&q, 0, sizeof q);
+q.role = ROLE_VMM_FAULT;
+q.a = A;
+q.nranges = 1;
+q.fill = -1;
+q.nprobes = 1;
+q.probe[0][0] = 0, q.probe[0][1] = A, q.probe[0][2] = 0;
+struct helper_rep rep;
+if (!helper_call(&q, &rep, -1)) return;
+if (rep.nresults < 1) {
+	violation("probe results from the helper on GPU%d: none", A);
+	return;
+}
+if (rep.access[0] != 0)
+	violation("cuMemGetAccess(GPU%d) after cuMemMap, before cuMemSetAccess: want PROT_NONE (0), got %d", A, rep.access[0]);
+expect_fault(&rep, 0, "kernel on " TARGET " reading a mapping without access");
+expect_healthy(A, A);
+`,
+			}}
+		}})
+
+	register("vmm.peer-access-grant", recipe{basic: true, helpers: vmmHelpers + accessHelpers + vmmShareHelpers, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("lets a kernel on GPU%d use GPU%d's VMM memory only once cuMemSetAccess grants it (%s)", t.B, t.A, t),
+				code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
+size_t size = granularity(A, 0, 0);
+if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
+uint64_t n = size / 4;
+uint32_t seed = %du;
+step("in a helper: a kernel on GPU%%d reading GPU%%d's memory mapped with access for GPU%%d only", B, A, A);
+struct helper_req q;
+memset(&q, 0, sizeof q);
+q.role = ROLE_VMM_FAULT;
+q.a = A;
+q.nranges = 1;
+q.ngrants[0] = 1;
+q.grant[0][0][0] = A, q.grant[0][0][1] = 3 /* PROT_READWRITE */;
+q.fill = 0;
+q.seed = seed;
+q.nprobes = 1;
+q.probe[0][0] = 0, q.probe[0][1] = B, q.probe[0][2] = 0;
+struct helper_rep rep;
+if (!helper_call(&q, &rep, -1)) return;
+if (rep.nresults < 1) {
+	violation("probe results for %%s: none", TARGET);
+	return;
+}
+if (rep.access[0] != 0)
+	violation("cuMemGetAccess(GPU%%d) on GPU%%d's memory with access for GPU%%d only: want PROT_NONE (0), got %%d", B, A, A, rep.access[0]);
+expect_fault(&rep, 0, "kernel on GPU%d reading GPU%d's memory without access");
+step("granting GPU%%d, then GPU%%d read-write on a mapping of GPU%%d's memory in this process", A, B, A);
+CUmemAllocationProp prop = pinned_prop(A, 0);
+CUmemGenericAllocationHandle h;
+CUdeviceptr r = 0;
+use(A);
+setup(cuMemCreate(&h, size, &prop, 0), "cuMemCreate");
+setup(cuMemAddressReserve(&r, size, 0, 0, 0), "cuMemAddressReserve");
+setup(cuMemMap(r, size, 0, h, 0), "cuMemMap");
+CUmemAccessDesc da = {{1, A}, 3}, db = {{1, B}, 3};
+if (!must(cuMemSetAccess(r, size, &da, 1), "cuMemSetAccess(GPU A read-write)")) return;
+struct gpu_work wa = gpu_work(A), wb = gpu_work(B);
+if (!run_fill(&wa, r, n, seed, "fill on GPU A")) return;
+use(A);
+if (!must(cuMemSetAccess(r, size, &db, 1), "cuMemSetAccess(GPU B read-write)")) return;
+unsigned long long flags = 0;
+CUmemLocation lb = {1, B};
+if (must(cuMemGetAccess(&flags, &lb, r), "cuMemGetAccess(GPU B) after the grant") && flags != 3)
+	violation("cuMemGetAccess(GPU%%d) after the grant: want PROT_READWRITE (3), got %%llu", B, flags);
+step("reading and rewriting every word with a kernel on GPU%%d", B);
+struct verdict v = run_verify(&wb, r, n, seed);
+if (v.code != 0) {
+	violation("kernel on GPU%%d reading GPU%%d's memory after the grant: %%s", B, A, verdict_text(v));
+	return;
+}
+if (v.mismatches != 0) violation("data read by GPU%%d from GPU%%d's memory: %%s", B, A, verdict_text(v));
+if (!run_fill(&wb, r, n, seed + 1, "kernel on GPU B writing GPU A's memory after the grant")) return;
+v = run_verify(&wa, r, n, seed + 1);
+if (v.code != 0 || v.mismatches != 0) violation("data GPU%%d wrote into GPU%%d's memory, read on GPU%%d: %%s", B, A, A, verdict_text(v));
+else printf("  ok: GPU%%d read and wrote every word of GPU%%d's memory after the grant\n", B, A);
+`, seed32("vmm.peer-access-grant", t.ID()), t.B, t.A),
+			}}
+		}})
+
 	register("vmm.fd-number-is-not-a-handle", recipe{helpers: vmmHelpers + vmmShareHelpers, timeout: specTimeout / 2, helperProcess: true,
 		specs: func(t Target) []spec {
 			return []spec{{

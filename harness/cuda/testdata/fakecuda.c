@@ -48,7 +48,10 @@
 //                            ipc-event-flags-ignored (cuEventCreate and
 //                            cuIpcGetEventHandle accept any flags),
 //                            ipc-same-process-opens (with FAKECUDA_REALISTIC,
-//                            the exporting process may open its own handle)
+//                            the exporting process may open its own handle),
+//                            vmm-access-before-set (cuMemMap grants the owner
+//                            read-write), vmm-grant-ignored (cuMemSetAccess
+//                            ignores every device but the owner)
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // and wait_released of kernels/ordering.ptx (its stream, and events recorded
@@ -736,6 +739,7 @@ static CUresult f_cuMemMap(CUdeviceptr p, size_t n, size_t off, CUmemGenericAllo
 		if (!mappings[i].base) {
 			if (mmap((void *)p, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, hd->fd, 0) == MAP_FAILED) return 205;
 			mappings[i] = (struct mapping){(char *)p, n, (int)h, {0}};
+			if (defect("vmm-access-before-set")) mappings[i].access[hd->dev] = 3;
 			hd->refs++; // a mapping keeps the memory alive
 			return OK;
 		}
@@ -759,7 +763,11 @@ static CUresult f_cuMemSetAccess(CUdeviceptr p, size_t n, const CUmemAccessDesc 
 		if (d[i].location.type != 1 || bad_dev(d[i].location.id)) return INVALID_DEVICE;
 		if (d[i].flags != 0 && d[i].flags != 1 && d[i].flags != 3) return INVALID_VALUE;
 	}
-	for (size_t i = 0; i < count; i++) m->access[d[i].location.id] = (unsigned char)d[i].flags;
+	for (size_t i = 0; i < count; i++) {
+		struct handle *hd = handle_of((CUmemGenericAllocationHandle)m->handle);
+		if (defect("vmm-grant-ignored") && hd && d[i].location.id != hd->dev) continue;
+		m->access[d[i].location.id] = (unsigned char)d[i].flags;
+	}
 	return OK;
 }
 static CUresult f_cuMemGetAccess(unsigned long long *flags, const CUmemLocation *loc, CUdeviceptr p) {
@@ -875,11 +883,16 @@ static CUresult f_cuModuleUnload(struct module *m) {
 // reachable says whether a kernel of the current context may touch n bytes
 // at p: its own device memory, a peer's with peer access enabled, pinned
 // host memory.
-static int reachable(uint64_t p, uint64_t n) {
+static int reachable_for(uint64_t p, uint64_t n, int write) {
+	struct mapping *m = find_mapping((CUdeviceptr)p);
+	if (m) // VMM: what cuMemSetAccess granted this device
+		return (char *)(uintptr_t)p + n <= m->base + m->size && (m->access[current->dev] & (write ? 2 : 1));
 	struct alloc *a = find_alloc((CUdeviceptr)p);
 	if (!a || (char *)(uintptr_t)p + n > a->base + a->size) return 0;
 	return a->kind == KIND_HOST || a->dev == current->dev || current->peer[a->dev];
 }
+static int reachable(uint64_t p, uint64_t n) { return reachable_for(p, n, 1); }
+static int readable(uint64_t p, uint64_t n) { return reachable_for(p, n, 0); }
 static uint32_t pattern_word(uint32_t seed, uint64_t i) {
 	uint32_t x = (uint32_t)i * 0x9E3779B9u ^ (uint32_t)(i >> 32) * 0x85EBCA6Bu ^ seed;
 	x ^= x >> 16;
@@ -906,7 +919,7 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 	if (strcmp(name, "verify") == 0) {
 		uint64_t src = ARG(0, uint64_t), n = ARG(1, uint64_t), res = ARG(3, uint64_t);
 		uint32_t seed = ARG(2, uint32_t), *r = (uint32_t *)(uintptr_t)res;
-		if (!reachable(src, 4 * n) || !reachable(res, 8)) { s->fault = 700; return 1; }
+		if (!readable(src, 4 * n) || !reachable(res, 8)) { s->fault = 700; return 1; }
 		for (uint64_t i = 0; i < n; i++)
 			if (((uint32_t *)(uintptr_t)src)[i] != pattern_word(seed, i)) {
 				r[0]++;
@@ -917,7 +930,7 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 	if (strcmp(name, "transform") == 0) {
 		uint64_t dst = ARG(0, uint64_t), src = ARG(1, uint64_t), n = ARG(2, uint64_t);
 		uint32_t add = ARG(3, uint32_t);
-		if (!reachable(dst, 4 * n) || !reachable(src, 4 * n)) { s->fault = 700; return 1; }
+		if (!reachable(dst, 4 * n) || !readable(src, 4 * n)) { s->fault = 700; return 1; }
 		for (uint64_t i = 0; i < n; i++) ((uint32_t *)(uintptr_t)dst)[i] = ((uint32_t *)(uintptr_t)src)[i] + add;
 		return 1;
 	}

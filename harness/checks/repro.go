@@ -28,6 +28,8 @@ var reproducible = map[string]bool{
 	"vmm.fd-number-is-not-a-handle":          true,
 	"vmm.no-access-until-set":                true,
 	"vmm.peer-access-grant":                  true,
+	"vmm.read-only-access":                   true,
+	"vmm.access-is-per-range":                true,
 	"ipc.same-process-open-rejected":         true,
 	"ipc.event-flags":                        true,
 }

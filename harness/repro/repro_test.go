@@ -46,6 +46,8 @@ var violatingDefect = map[string]string{
 	"vmm.fd-number-is-not-a-handle":          "fd-number-imports",
 	"vmm.no-access-until-set":                "vmm-access-before-set",
 	"vmm.peer-access-grant":                  "vmm-grant-ignored",
+	"vmm.read-only-access":                   "vmm-read-only-writable",
+	"vmm.access-is-per-range":                "vmm-access-per-allocation",
 	"ipc.same-process-open-rejected":         "ipc-same-process-opens",
 	"ipc.event-flags":                        "ipc-event-flags-ignored",
 }

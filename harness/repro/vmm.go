@@ -144,6 +144,46 @@ static const char *probe_text(const struct helper_rep *rep, int i) {
 	return buf;
 }
 
+static void expect_fault(const struct helper_rep *rep, int i, const char *what);
+
+/* fault_request is a faultReq of the role: owner, one range per entry of
+ * grants ("" none, else "dev:flags,dev:flags"), fill range, probes. */
+static struct helper_req fault_request(int owner, int fill, uint32_t seed) {
+	struct helper_req q;
+	memset(&q, 0, sizeof q);
+	q.role = ROLE_VMM_FAULT;
+	q.a = owner;
+	q.fill = fill;
+	q.seed = seed;
+	return q;
+}
+
+static void add_range(struct helper_req *q, int ngrants, int dev0, int flags0, int dev1, int flags1) {
+	int i = q->nranges++;
+	q->ngrants[i] = ngrants;
+	q->grant[i][0][0] = dev0, q->grant[i][0][1] = flags0;
+	q->grant[i][1][0] = dev1, q->grant[i][1][1] = flags1;
+}
+
+static void add_probe(struct helper_req *q, int range, int dev, int store) {
+	int i = q->nprobes++;
+	q->probe[i][0] = range, q->probe[i][1] = dev, q->probe[i][2] = store;
+}
+
+/* expect_read_only is expectReadOnly. */
+static void expect_read_only(const struct helper_rep *rep, const char *what) {
+	if (rep->nresults < 1) {
+		violation("probe results for %s: none", what);
+		return;
+	}
+	if (rep->access[0] != 1) violation("cuMemGetAccess for %s: want PROT_READ (1), got %d", what, rep->access[0]);
+	if (rep->result[0].code != 0 || rep->result[0].mismatches != 0)
+		violation("kernel load by %s: %s", what, probe_text(rep, 0));
+	char buf[256];
+	snprintf(buf, sizeof buf, "kernel store by %s", what);
+	expect_fault(rep, 1, buf);
+}
+
 /* expect_fault is expectFault. */
 static void expect_fault(const struct helper_rep *rep, int i, const char *what) {
 	if (rep->nresults <= i) {
@@ -204,6 +244,66 @@ if (rep.access[0] != 0)
 expect_fault(&rep, 0, "kernel on " TARGET " reading a mapping without access");
 expect_healthy(A, A);
 `,
+			}}
+		}})
+
+	register("vmm.read-only-access", recipe{basic: true, helpers: vmmHelpers + accessHelpers + vmmShareHelpers, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			if !t.Pair {
+				return []spec{{
+					name: fmt.Sprintf("of GPU%[1]d's memory set PROT_READ lets a kernel on GPU%[1]d read but not write it", t.A),
+					code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
+step("filling through a read-write range, then loading and storing through a read-only range of the same memory");
+struct helper_req q = fault_request(A, 0, %du);
+add_range(&q, 1, A, 3, 0, 0);
+add_range(&q, 1, A, 1, 0, 0);
+add_probe(&q, 1, A, 0);
+add_probe(&q, 1, A, 1);
+struct helper_rep rep;
+if (!helper_call(&q, &rep, -1)) return;
+expect_read_only(&rep, "GPU%d on a PROT_READ mapping of its own memory");
+expect_healthy(A, A);
+`, seed32("vmm.read-only-access", t.String()), t.A),
+				}}
+			}
+			return []spec{{
+				name: fmt.Sprintf("of GPU%d's memory set PROT_READ for GPU%d lets a kernel on GPU%d read but not write it (%s)", t.A, t.B, t.B, t),
+				code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
+if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
+step("granting GPU%%d read-write and GPU%%d read-only on one range of GPU%%d's memory", A, B, A);
+struct helper_req q = fault_request(A, 0, %du);
+add_range(&q, 2, A, 3, B, 1);
+add_probe(&q, 0, B, 0);
+add_probe(&q, 0, B, 1);
+struct helper_rep rep;
+if (!helper_call(&q, &rep, -1)) return;
+expect_read_only(&rep, "GPU%d on GPU%d's memory mapped PROT_READ for it");
+expect_healthy(A, B);
+`, seed32("vmm.read-only-access", t.ID()), t.B, t.A),
+			}}
+		}})
+
+	register("vmm.access-is-per-range", recipe{basic: true, helpers: vmmHelpers + accessHelpers + vmmShareHelpers, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("with access set gives none to a second mapping of the same memory on GPU%d", t.A),
+				code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
+step("mapping one allocation twice, granting read-write on the first range only");
+struct helper_req q = fault_request(A, 0, %du);
+add_range(&q, 1, A, 3, 0, 0);
+add_range(&q, 0, 0, 0, 0, 0);
+add_probe(&q, 0, A, 0);
+add_probe(&q, 1, A, 0);
+struct helper_rep rep;
+if (!helper_call(&q, &rep, -1)) return;
+if (rep.nresults < 1 || rep.result[0].code != 0 || rep.result[0].mismatches != 0) {
+	violation("kernel on GPU%%d reading the range with access: %%s", A, rep.nresults < 1 ? "not run" : probe_text(&rep, 0));
+	return;
+}
+if (rep.nresults > 1 && rep.access[1] != 0) violation("cuMemGetAccess(GPU%%d) on the second range: want PROT_NONE (0), got %%d", A, rep.access[1]);
+expect_fault(&rep, 1, "kernel on GPU%d reading the second mapping, which has no access");
+expect_healthy(A, A);
+`, seed32("vmm.access-is-per-range", t.String()), t.A),
 			}}
 		}})
 

@@ -51,7 +51,10 @@
 //                            the exporting process may open its own handle),
 //                            vmm-access-before-set (cuMemMap grants the owner
 //                            read-write), vmm-grant-ignored (cuMemSetAccess
-//                            ignores every device but the owner)
+//                            ignores every device but the owner),
+//                            vmm-read-only-writable (PROT_READ lets kernels
+//                            store), vmm-access-per-allocation (cuMemSetAccess
+//                            grants every mapping of the allocation)
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // and wait_released of kernels/ordering.ptx (its stream, and events recorded
@@ -740,6 +743,10 @@ static CUresult f_cuMemMap(CUdeviceptr p, size_t n, size_t off, CUmemGenericAllo
 			if (mmap((void *)p, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, hd->fd, 0) == MAP_FAILED) return 205;
 			mappings[i] = (struct mapping){(char *)p, n, (int)h, {0}};
 			if (defect("vmm-access-before-set")) mappings[i].access[hd->dev] = 3;
+			if (defect("vmm-access-per-allocation"))
+				for (int j = 0; j < MAXOBJ; j++)
+					if (j != i && mappings[j].base && mappings[j].handle == (int)h)
+						memcpy(mappings[i].access, mappings[j].access, sizeof mappings[i].access);
 			hd->refs++; // a mapping keeps the memory alive
 			return OK;
 		}
@@ -767,6 +774,9 @@ static CUresult f_cuMemSetAccess(CUdeviceptr p, size_t n, const CUmemAccessDesc 
 		struct handle *hd = handle_of((CUmemGenericAllocationHandle)m->handle);
 		if (defect("vmm-grant-ignored") && hd && d[i].location.id != hd->dev) continue;
 		m->access[d[i].location.id] = (unsigned char)d[i].flags;
+		if (defect("vmm-access-per-allocation"))
+			for (int j = 0; j < MAXOBJ; j++)
+				if (mappings[j].base && mappings[j].handle == m->handle) mappings[j].access[d[i].location.id] = (unsigned char)d[i].flags;
 	}
 	return OK;
 }
@@ -886,7 +896,8 @@ static CUresult f_cuModuleUnload(struct module *m) {
 static int reachable_for(uint64_t p, uint64_t n, int write) {
 	struct mapping *m = find_mapping((CUdeviceptr)p);
 	if (m) // VMM: what cuMemSetAccess granted this device
-		return (char *)(uintptr_t)p + n <= m->base + m->size && (m->access[current->dev] & (write ? 2 : 1));
+		return (char *)(uintptr_t)p + n <= m->base + m->size &&
+			(m->access[current->dev] & (write && !defect("vmm-read-only-writable") ? 2 : 1));
 	struct alloc *a = find_alloc((CUdeviceptr)p);
 	if (!a || (char *)(uintptr_t)p + n > a->base + a->size) return 0;
 	return a->kind == KIND_HOST || a->dev == current->dev || current->peer[a->dev];

@@ -30,6 +30,7 @@ var reproducible = map[string]bool{
 	"vmm.peer-access-grant":                  true,
 	"vmm.read-only-access":                   true,
 	"vmm.access-is-per-range":                true,
+	"vmm.fd-export-import":                   true,
 	"ipc.same-process-open-rejected":         true,
 	"ipc.event-flags":                        true,
 }

@@ -35,6 +35,7 @@ struct helper_rep {
 	char error[256];
 	int nresults, access[2]; /* the VMM fault role: cuMemGetAccess before each probe */
 	struct verdict result[2];
+	int fds, fds_imported, fds_closed; /* the importer's open descriptors */
 };
 
 static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd);
@@ -78,27 +79,44 @@ static int recv_all(int fd, void *buf, size_t n, int *got_fd) {
 	return r == (ssize_t)n ? 0 : -1;
 }
 
-/* helper_child serves one request when this process is a helper. */
+/* helper_child serves requests, one report each, until its socket closes,
+ * when this process is a helper. */
 static int helper_child(void) {
 	const char *v = getenv("P2PCONF_REPRO_HELPER_FD");
 	if (v == NULL || *v == 0) return 0;
 	int fd = atoi(v);
 	rt_quiet = 1;
-	struct helper_req q;
-	struct helper_rep p;
-	memset(&p, 0, sizeof p);
-	int got = -1;
-	if (recv_all(fd, &q, sizeof q, &got) != 0) exit(EXIT_CANNOT_RUN);
-	rt_start(CHECK_ID, TARGET);
-	helper_role(&q, &p, got);
-	send_all(fd, &p, sizeof p, -1);
-	exit(0);
+	for (int started = 0;; started = 1) {
+		struct helper_req q;
+		struct helper_rep p;
+		memset(&p, 0, sizeof p);
+		int got = -1;
+		if (recv_all(fd, &q, sizeof q, &got) != 0) exit(started ? 0 : EXIT_CANNOT_RUN);
+		if (!started) rt_start(CHECK_ID, TARGET);
+		helper_role(&q, &p, got);
+		if (send_all(fd, &p, sizeof p, -1) != 0) exit(0);
+	}
 }
 
-/* helper_call runs one request in a fresh helper process, bounded by the
- * spec's timeout; pass_fd (or -1) is sent along with SCM_RIGHTS. It returns
- * 1 with the report, or 0 after recording why there is none. */
-static int helper_call(const struct helper_req *q, struct helper_rep *p, int pass_fd) {
+/* count_fds counts this process's open descriptors (/proc/self/fd). */
+static int count_fds(void) {
+	DIR *d = opendir("/proc/self/fd");
+	if (d == NULL) return -1;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (e->d_name[0] != '.') n++;
+	closedir(d);
+	return n - 1; /* the directory's own descriptor */
+}
+
+/* helper is one helper process and this process's end of its socket. */
+struct helper {
+	pid_t pid;
+	int fd;
+};
+
+/* helper_open starts a helper process: fork, then exec of this binary. */
+static struct helper helper_open(void) {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) cannot_run("socketpair failed");
 	fflush(stdout);
@@ -116,17 +134,40 @@ static int helper_call(const struct helper_req *q, struct helper_rep *p, int pas
 		_exit(EXIT_CANNOT_RUN);
 	}
 	close(sv[1]);
-	int ok = send_all(sv[0], q, sizeof q[0], pass_fd) == 0;
 	struct timeval tv = {(time_t)TIMEOUT_S, 0};
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	ok = ok && recv_all(sv[0], p, sizeof p[0], NULL) == 0;
-	close(sv[0]);
+	struct helper h = {pid, sv[0]};
+	return h;
+}
+
+/* helper_end closes the socket and reaps the helper (killed first when
+ * kill is set) and returns its wait status. */
+static int helper_end(struct helper *h, int kill_it) {
+	if (h->fd < 0) return 0;
+	if (kill_it) kill(h->pid, SIGKILL);
+	close(h->fd);
+	h->fd = -1;
 	int status = 0;
-	if (!ok) kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	if (ok) return 1;
+	waitpid(h->pid, &status, 0);
+	return status;
+}
+
+/* helper_do sends one request (pass_fd, or -1, with SCM_RIGHTS) and reads
+ * the report, bounded by the spec's timeout. It returns 1 with the report,
+ * or 0 after recording why there is none (the helper is then ended). */
+static int helper_do(struct helper *h, const struct helper_req *q, struct helper_rep *p, int pass_fd) {
+	if (send_all(h->fd, q, sizeof q[0], pass_fd) == 0 && recv_all(h->fd, p, sizeof p[0], NULL) == 0) return 1;
+	int status = helper_end(h, 1);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_CANNOT_RUN) cannot_run("the helper process could not run (see its output above)");
 	violation("the helper process ended without a report (status 0x%x)", status);
 	return 0;
+}
+
+/* helper_call runs one request in a fresh helper process. */
+static int helper_call(const struct helper_req *q, struct helper_rep *p, int pass_fd) {
+	struct helper h = helper_open();
+	int ok = helper_do(&h, q, p, pass_fd);
+	helper_end(&h, 0);
+	return ok;
 }
 `

@@ -310,7 +310,7 @@ func writeHeader(b *strings.Builder, c checks.Check, t Target, variant string, s
 	}
 	b.WriteString(" */\n\n#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n#include <unistd.h>\n")
 	if r.helperProcess {
-		b.WriteString("#include <signal.h>\n#include <sys/socket.h>\n#include <sys/time.h>\n#include <sys/uio.h>\n#include <sys/wait.h>\n")
+		b.WriteString("#include <dirent.h>\n#include <signal.h>\n#include <sys/socket.h>\n#include <sys/time.h>\n#include <sys/uio.h>\n#include <sys/wait.h>\n")
 	}
 	b.WriteString("\n/* ---- CUDA driver types and entry points (p2pconf harness/cuda) ---- */\n\n")
 	b.WriteString(cuda.ShimHeader)

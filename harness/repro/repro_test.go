@@ -48,6 +48,7 @@ var violatingDefect = map[string]string{
 	"vmm.peer-access-grant":                  "vmm-grant-ignored",
 	"vmm.read-only-access":                   "vmm-read-only-writable",
 	"vmm.access-is-per-range":                "vmm-access-per-allocation",
+	"vmm.fd-export-import":                   "vmm-import-private",
 	"ipc.same-process-open-rejected":         "ipc-same-process-opens",
 	"ipc.event-flags":                        "ipc-event-flags-ignored",
 }

@@ -34,6 +34,104 @@ static size_t granularity(int dev, int handle_types, int recommended) {
 }
 `
 
+// fdExportImport is fdExportImport, newExport and sendTo of
+// fd_handle_test.go: export a filled allocation of a as a POSIX fd, send it
+// with SCM_RIGHTS to an importer that maps it on b, read and write it
+// there, then kill the importer and check the exporter can still unmap and
+// release it and free memory comes back.
+const fdExportImport = `
+/* vmm_cycle creates, maps, grants, fills, verifies, unmaps and releases one
+ * granule at r: warmUp, so the baseline is read with everything loaded. */
+static void vmm_cycle(int a, struct gpu_work *w, CUdeviceptr r, size_t size) {
+	CUmemAllocationProp prop = pinned_prop(a, 0);
+	CUmemGenericAllocationHandle h;
+	CUmemAccessDesc d = {{1, a}, 3};
+	use(a);
+	setup(cuMemCreate(&h, size, &prop, 0), "warm-up cuMemCreate");
+	setup(cuMemMap(r, size, 0, h, 0), "warm-up cuMemMap");
+	setup(cuMemSetAccess(r, size, &d, 1), "warm-up cuMemSetAccess");
+	if (!run_fill(w, r, size / 4, 1, "warm-up fill")) return;
+	run_verify(w, r, size / 4, 1);
+	use(a);
+	setup(cuMemUnmap(r, size), "warm-up cuMemUnmap");
+	setup(cuMemRelease(h), "warm-up cuMemRelease");
+}
+
+static void fd_export_import(int a, int b, uint32_t seed) {
+	if (attribute(a, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%d", a); return; }
+	size_t size = granularity(a, 1 /* POSIX_FILE_DESCRIPTOR */, 0);
+	if (attribute(a, 103 /* HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED */) != 1) { skipped("needs HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=1 on GPU%d", a); return; }
+	uint64_t n = size / 4;
+	struct gpu_work w = gpu_work(a);
+	CUdeviceptr r = 0;
+	use(a);
+	setup(cuMemAddressReserve(&r, size, 0, 0, 0), "cuMemAddressReserve");
+	step("warming up: one VMM cycle and the kernels on GPU%d", a);
+	vmm_cycle(a, &w, r, size);
+	size_t baseline = free_memory(a);
+	step("creating %zu bytes on GPU%d for POSIX fd export, mapping and filling them", size, a);
+	CUmemAllocationProp prop = pinned_prop(a, 1);
+	CUmemGenericAllocationHandle h;
+	CUmemAccessDesc d = {{1, a}, 3};
+	use(a);
+	setup(cuMemCreate(&h, size, &prop, 0), "cuMemCreate (POSIX_FILE_DESCRIPTOR)");
+	setup(cuMemMap(r, size, 0, h, 0), "cuMemMap");
+	setup(cuMemSetAccess(r, size, &d, 1), "cuMemSetAccess");
+	if (!run_fill(&w, r, n, seed, "fill on the exporter's GPU")) return;
+	struct helper imp = helper_open();
+	step("exporting a POSIX fd and sending it with SCM_RIGHTS; the importer imports, maps and grants GPU%d", b);
+	int fds = count_fds(), fd = -1;
+	use(a);
+	if (!must(cuMemExportToShareableHandle(&fd, h, 1, 0), "cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR)")) return;
+	struct helper_req q;
+	struct helper_rep rep;
+	memset(&q, 0, sizeof q);
+	q.role = ROLE_IMPORT_FD;
+	q.b = b;
+	q.bytes = size;
+	int ok = helper_do(&imp, &q, &rep, fd);
+	close(fd);
+	if (!ok) return;
+	if (count_fds() != fds) violation("the exporter's open descriptors after exporting, sending and closing the fd: want %d, got %d", fds, count_fds());
+	if (rep.fds_closed != rep.fds_imported - 1)
+		violation("the importer's open descriptors after importing, before and after closing the received fd: %d then %d", rep.fds_imported, rep.fds_closed);
+	if (rep.code != 0) {
+		violation("import and map on GPU%d of GPU%d's memory: %s", b, a, rep.error);
+		return;
+	}
+	if (rep.access[0] != 3) violation("cuMemGetAccess(GPU%d) in the importer after granting: want PROT_READWRITE (3), got %d", b, rep.access[0]);
+	step("reading every word and writing a new pattern with a kernel on GPU%d in the importer", b);
+	q.role = ROLE_VERIFY;
+	q.seed = seed;
+	if (!helper_do(&imp, &q, &rep, -1)) return;
+	if (rep.code != 0) violation("importer's kernel on GPU%d reading GPU%d's memory: %s", b, a, rep.error);
+	else if (rep.result[0].mismatches != 0) violation("data the importer on GPU%d read: %s", b, verdict_text(rep.result[0]));
+	else printf("  ok: the importer on GPU%d read every word\n", b);
+	q.role = ROLE_FILL;
+	q.seed = seed + 1;
+	if (!helper_do(&imp, &q, &rep, -1)) return;
+	if (rep.code != 0) violation("importer's kernel on GPU%d writing GPU%d's memory: %s", b, a, rep.error);
+	struct verdict v = run_verify(&w, r, n, seed + 1);
+	if (v.code != 0 || v.mismatches != 0)
+		violation("the pattern the importer on GPU%d wrote, read by the exporter on GPU%d: %s", b, a, verdict_text(v));
+	else
+		printf("  ok: the exporter on GPU%d sees every word the importer wrote\n", a);
+	step("killing the importer while it maps the allocation; the exporter unmaps and releases it");
+	helper_end(&imp, 1);
+	use(a);
+	if (!must(cuMemUnmap(r, size), "cuMemUnmap on the exporter's side") || !must(cuMemRelease(h), "cuMemRelease on the exporter's side")) return;
+	double end = rt_now() + 10; /* WaitFreeMemory: exactly the baseline, within 10 s */
+	size_t last = free_memory(a);
+	while (last != baseline && rt_now() < end) {
+		usleep(10000);
+		last = free_memory(a);
+	}
+	if (last != baseline)
+		violation("free device memory on GPU%d after the importer was killed and the exporter unmapped and released: want the baseline %zu bytes, last read %zu (%+lld)",
+			a, baseline, last, (long long)last - (long long)baseline);
+}
+`
+
 func init() {
 	register("vmm.granularity", recipe{helpers: vmmHelpers, timeout: specTimeout / 2,
 		specs: func(t Target) []spec {
@@ -73,9 +171,70 @@ RT_FN(cuMemAddressFree, (CUdeviceptr p, size_t n), (p, n))
 RT_FN(cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long flags), (p, n, off, h, flags))
 RT_FN(cuMemUnmap, (CUdeviceptr p, size_t n), (p, n))
 RT_FN(cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc *d, size_t count), (p, n, d, count))
-
-enum { ROLE_IMPORT_NUMBER = 1, ROLE_VMM_FAULT = 2 };
 RT_FN(cuMemGetAccess, (unsigned long long *flags, const CUmemLocation *loc, CUdeviceptr p), (flags, loc, p))
+
+enum { ROLE_IMPORT_NUMBER = 1, ROLE_VMM_FAULT = 2, ROLE_IMPORT_FD = 3, ROLE_VERIFY = 4, ROLE_FILL = 5, ROLE_UNMAP = 6 };
+
+/* The importer role's state (import_role_test.go): one imported mapping. */
+static struct {
+	int dev;
+	size_t size;
+	CUmemGenericAllocationHandle h;
+	CUdeviceptr va;
+	struct gpu_work w;
+	int have_w;
+} imp;
+
+/* importer serves the importer role's commands. */
+static void importer(const struct helper_req *q, struct helper_rep *p, int fd) {
+	CUresult r = 0;
+	switch (q->role) {
+	case ROLE_IMPORT_FD: {
+		imp.dev = q->b;
+		imp.size = q->bytes;
+		use(imp.dev);
+		r = cuMemImportFromShareableHandle(&imp.h, (void *)(uintptr_t)fd, 1 /* POSIX_FILE_DESCRIPTOR */);
+		p->fds_imported = count_fds();
+		close(fd);
+		p->fds_closed = count_fds();
+		CUmemAccessDesc d = {{1, imp.dev}, 3};
+		if (r == 0) r = cuMemAddressReserve(&imp.va, imp.size, 0, 0, 0);
+		if (r == 0) r = cuMemMap(imp.va, imp.size, 0, imp.h, 0);
+		if (r == 0) r = cuMemSetAccess(imp.va, imp.size, &d, 1);
+		unsigned long long flags = 0;
+		CUmemLocation loc = {1, imp.dev};
+		if (r == 0) r = cuMemGetAccess(&flags, &loc, imp.va);
+		p->access[0] = (int)flags;
+		break;
+	}
+	case ROLE_VERIFY:
+	case ROLE_FILL:
+		if (!imp.have_w) imp.w = gpu_work(imp.dev), imp.have_w = 1;
+		if (q->role == ROLE_VERIFY) {
+			p->result[0] = run_verify(&imp.w, imp.va, imp.size / 4, q->seed);
+			r = p->result[0].code;
+		} else {
+			CUfunction f = basic_kernel(imp.dev, "fill", rt_fill_fn);
+			uint64_t n = imp.size / 4;
+			uint32_t seed = q->seed;
+			void *params[] = {&imp.va, &n, &seed};
+			use(imp.dev);
+			r = cuLaunchKernel(f, 1024, 1, 1, 256, 1, 1, 0, imp.w.s, params, NULL);
+			double end = rt_now() + TIMEOUT_S;
+			while (r == 0 && (r = cuStreamQuery(imp.w.s)) == 600 && rt_now() < end) usleep(50);
+		}
+		break;
+	case ROLE_UNMAP:
+		use(imp.dev);
+		r = cuMemUnmap(imp.va, imp.size);
+		if (r == 0) r = cuMemAddressFree(imp.va, imp.size);
+		if (r == 0) r = cuMemRelease(imp.h);
+		p->fds = count_fds();
+		break;
+	}
+	p->code = r;
+	if (r != 0) snprintf(p->error, sizeof p->error, "%s (%d)", err_name(r), r);
+}
 
 /* vmm_fault is the role vmm.fault (fault_role_test.go): create one granule
  * on q->a, map it at each range (granting what the request says), fill one
@@ -201,6 +360,10 @@ static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd
 	(void)fd;
 	if (q->role == ROLE_VMM_FAULT) {
 		vmm_fault(q, p);
+		return;
+	}
+	if (q->role != ROLE_IMPORT_NUMBER) {
+		importer(q, p, fd);
 		return;
 	}
 	CUmemGenericAllocationHandle h = 0;
@@ -367,6 +530,22 @@ v = run_verify(&wa, r, n, seed + 1);
 if (v.code != 0 || v.mismatches != 0) violation("data GPU%%d wrote into GPU%%d's memory, read on GPU%%d: %%s", B, A, A, verdict_text(v));
 else printf("  ok: GPU%%d read and wrote every word of GPU%%d's memory after the grant\n", B, A);
 `, seed32("vmm.peer-access-grant", t.ID()), t.B, t.A),
+			}}
+		}})
+
+	register("vmm.fd-export-import", recipe{basic: true, helpers: vmmHelpers + accessHelpers + vmmShareHelpers + fdExportImport, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			if !t.Pair {
+				return []spec{{
+					name: fmt.Sprintf("shares memory of GPU%d with another process when sent with SCM_RIGHTS", t.A),
+					code: fmt.Sprintf("fd_export_import(A, A, %du);\n", seed32("vmm.fd-export-import", t.String())),
+				}}
+			}
+			return []spec{{
+				name: fmt.Sprintf("shares memory of GPU%d with a process on GPU%d when sent with SCM_RIGHTS (%s)", t.A, t.B, t),
+				code: fmt.Sprintf(`if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
+fd_export_import(A, B, %du);
+`, seed32("vmm.fd-export-import", t.ID())),
 			}}
 		}})
 

@@ -54,7 +54,9 @@
 //                            ignores every device but the owner),
 //                            vmm-read-only-writable (PROT_READ lets kernels
 //                            store), vmm-access-per-allocation (cuMemSetAccess
-//                            grants every mapping of the allocation)
+//                            grants every mapping of the allocation),
+//                            vmm-import-private (an imported POSIX fd maps a
+//                            private copy: the importer's writes are lost)
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // and wait_released of kernels/ordering.ptx (its stream, and events recorded
@@ -814,7 +816,16 @@ static CUresult f_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
 			return *h ? OK : 2;
 		}
 		if (fstat(fd, &st) != 0) return UNKNOWN; // observed for a number that is no open fd
-		*h = new_handle(dup(fd), (size_t)st.st_size, 0, 1);
+		int mine = dup(fd);
+		if (defect("vmm-import-private")) { // a copy of the contents, not the memory
+			int f = memfd_create("fakecuda-vmm-copy", MFD_CLOEXEC);
+			void *src = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+			if (f < 0 || src == MAP_FAILED || ftruncate(f, st.st_size) != 0 || write(f, src, (size_t)st.st_size) != st.st_size) return 2;
+			munmap(src, (size_t)st.st_size);
+			close(mine);
+			mine = f;
+		}
+		*h = new_handle(mine, (size_t)st.st_size, 0, 1);
 		return *h ? OK : 2;
 	}
 	if (type == 8) {

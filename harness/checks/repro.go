@@ -31,6 +31,7 @@ var reproducible = map[string]bool{
 	"vmm.read-only-access":                   true,
 	"vmm.access-is-per-range":                true,
 	"vmm.fd-export-import":                   true,
+	"vmm.release-while-mapped":               true,
 	"ipc.same-process-open-rejected":         true,
 	"ipc.event-flags":                        true,
 }

@@ -49,6 +49,7 @@ var violatingDefect = map[string]string{
 	"vmm.read-only-access":                   "vmm-read-only-writable",
 	"vmm.access-is-per-range":                "vmm-access-per-allocation",
 	"vmm.fd-export-import":                   "vmm-import-private",
+	"vmm.release-while-mapped":               "vmm-release-frees",
 	"ipc.same-process-open-rejected":         "ipc-same-process-opens",
 	"ipc.event-flags":                        "ipc-event-flags-ignored",
 }

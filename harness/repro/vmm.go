@@ -549,6 +549,58 @@ fd_export_import(A, B, %du);
 			}}
 		}})
 
+	register("vmm.release-while-mapped", recipe{basic: true, helpers: vmmHelpers + vmmShareHelpers + fdExportImport, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("keeps memory on GPU%d alive after cuMemRelease until the last cuMemUnmap", t.A),
+				code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
+size_t size = granularity(A, 0, 0);
+uint64_t n = size / 4;
+uint32_t seed = %du;
+struct gpu_work w = gpu_work(A);
+CUdeviceptr r = 0;
+use(A);
+setup(cuMemAddressReserve(&r, size, 0, 0, 0), "cuMemAddressReserve");
+step("warming up: one VMM cycle and the kernels on GPU%%d", A);
+vmm_cycle(A, &w, r, size);
+size_t baseline = free_memory(A);
+step("creating, mapping and filling %%zu bytes on GPU%%d", size, A);
+CUmemAllocationProp prop = pinned_prop(A, 0);
+CUmemGenericAllocationHandle h;
+CUmemAccessDesc d = {{1, A}, 3};
+use(A);
+setup(cuMemCreate(&h, size, &prop, 0), "cuMemCreate");
+setup(cuMemMap(r, size, 0, h, 0), "cuMemMap");
+setup(cuMemSetAccess(r, size, &d, 1), "cuMemSetAccess");
+if (!run_fill(&w, r, n, seed, "fill the mapping")) return;
+step("releasing the handle while the range is still mapped");
+use(A);
+if (!must(cuMemRelease(h), "cuMemRelease of a mapped allocation")) return;
+size_t now = free_memory(A);
+if (now > baseline - size)
+	violation("free memory on GPU%%d right after cuMemRelease of a mapped %%zu-byte allocation (baseline %%zu): the memory must still be held, found %%zu free", A, size, baseline, now);
+struct verdict v = run_verify(&w, r, n, seed);
+if (v.code != 0) {
+	violation("read the released-but-mapped range on GPU%%d: %%s", A, verdict_text(v));
+	return;
+}
+if (v.mismatches != 0) violation("data read on GPU%%d after cuMemRelease while mapped: %%s", A, verdict_text(v));
+else printf("  ok: the released range still holds every word\n");
+step("unmapping the last mapping");
+use(A);
+if (!must(cuMemUnmap(r, size), "cuMemUnmap of the last mapping")) return;
+double end = rt_now() + 10; /* WaitFreeMemory: exactly the baseline, within 10 s */
+size_t last = free_memory(A);
+while (last != baseline && rt_now() < end) {
+	usleep(10000);
+	last = free_memory(A);
+}
+if (last != baseline)
+	violation("free device memory on GPU%%d after cuMemUnmap of the last mapping of a released allocation: want the baseline %%zu bytes, last read %%zu (%%+lld)", A, baseline, last, (long long)last - (long long)baseline);
+`, seed32("vmm.release-while-mapped", t.String())),
+			}}
+		}})
+
 	register("vmm.fd-number-is-not-a-handle", recipe{helpers: vmmHelpers + vmmShareHelpers, timeout: specTimeout / 2, helperProcess: true,
 		specs: func(t Target) []spec {
 			return []spec{{

@@ -56,7 +56,12 @@
 //                            store), vmm-access-per-allocation (cuMemSetAccess
 //                            grants every mapping of the allocation),
 //                            vmm-import-private (an imported POSIX fd maps a
-//                            private copy: the importer's writes are lost)
+//                            private copy: the importer's writes are lost),
+//                            vmm-release-frees (cuMemRelease of a mapped
+//                            allocation frees it under its mappings)
+//
+// With FAKECUDA_REALISTIC, cuMemGetInfo's free memory also drops by the VMM
+// allocations this process holds.
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // and wait_released of kernels/ordering.ptx (its stream, and events recorded
@@ -436,9 +441,11 @@ static CUresult free_alloc(void *p, int kind) {
 	return r;
 }
 
+static size_t vmm_held(void);
 static CUresult f_cuMemGetInfo_v2(size_t *free_, size_t *total) {
 	NEED_CTX();
 	*free_ = (size_t)env_int("FAKECUDA_FREE_MIB", 70 << 10) << 20;
+	if (getenv("FAKECUDA_REALISTIC")) *free_ -= vmm_held();
 	*total = (size_t)(80 + current->dev) << 30;
 	return OK;
 }
@@ -675,6 +682,14 @@ static CUresult f_cuIpcOpenEventHandle(struct event **e, CUipcEventHandle h) {
 struct handle { int fd, refs, dev, types; size_t size; };
 struct mapping { char *base; size_t size; int handle; unsigned char access[MAXDEV]; };
 static struct handle handles[MAXOBJ];     // index+1 is the CUmemGenericAllocationHandle
+
+// vmm_held is the memory of the VMM allocations this process still holds.
+static size_t vmm_held(void) {
+	size_t n = 0;
+	for (int i = 0; i < MAXOBJ; i++)
+		if (handles[i].refs > 0) n += handles[i].size;
+	return n;
+}
 static struct mapping mappings[MAXOBJ];
 
 static int bad_prop(const CUmemAllocationProp *p) {
@@ -713,6 +728,12 @@ static CUresult f_cuMemRelease(CUmemGenericAllocationHandle h) {
 	NEED_CTX();
 	struct handle *hd = handle_of(h);
 	if (!hd) return INVALID_VALUE;
+	if (defect("vmm-release-frees"))
+		for (int i = 0; i < MAXOBJ; i++)
+			if (mappings[i].base && mappings[i].handle == (int)h) { // the pages go; the range stays mapped
+				mmap(mappings[i].base, mappings[i].size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+				hd->refs--;
+			}
 	if (--hd->refs == 0) close(hd->fd);
 	return OK;
 }

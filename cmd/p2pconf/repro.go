@@ -121,10 +121,14 @@ func reproAll(dir string, stdout io.Writer) error {
 			n++
 		}
 	}
+	if err := os.WriteFile(filepath.Join(dir, "interpose.c"), []byte(repro.InterposeC), 0o644); err != nil {
+		return incomplete(fmt.Errorf("repro: %w", err))
+	}
 	script := filepath.Join(dir, "run-all.sh")
 	if err := os.WriteFile(script, []byte(repro.RunAllScript), 0o755); err != nil {
 		return incomplete(fmt.Errorf("repro: %w", err))
 	}
-	fmt.Fprintf(stdout, "wrote %d reproducers for %d GPUs and %d pairs into %s\nbuild and run them all: sh %s\n", n, len(sys.GPUs), len(sys.Pairs), dir, script)
+	fmt.Fprintf(stdout, "wrote %d reproducers for %d GPUs and %d pairs into %s\nbuild and run them all: sh %s\nshow a violation caught on this driver made to drop peer-copy tails: sh %s --interposed\n",
+		n, len(sys.GPUs), len(sys.Pairs), dir, script, script)
 	return nil
 }

@@ -310,3 +310,42 @@ func TestCapabilityReportInTheSuitesWords(t *testing.T) {
 		t.Errorf("the masks are not printed beside the attributes:\n%s", out)
 	}
 }
+
+// TestRunAllAndTheInterposer runs run-all.sh over two reproducers against
+// the stub, then --interposed with the stub as the "real" driver: the
+// peer-copy reproducer must catch the dropped byte.
+func TestRunAllAndTheInterposer(t *testing.T) {
+	compiler(t)
+	lib := stub(t)
+	dir := t.TempDir()
+	for _, g := range []struct {
+		id string
+		t  Target
+	}{{"access.peer-copy", Pair(0, 1)}, {"access.uva-owner", GPU(0)}} {
+		f, err := Generate(g.id, g.t, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Source), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range map[string]string{"run-all.sh": RunAllScript, "interpose.c": InterposeC} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "LD_LIBRARY_PATH="+lib, "FAKECUDA_FREE_MIB=1024", "FAKECUDA_REALISTIC=1")
+	cmd := exec.Command("sh", filepath.Join(dir, "run-all.sh"), "60")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "conforms: 2  violation: 0  cannot run: 0  broken or timed out: 0") {
+		t.Errorf("run-all.sh on the stub: %v\n%s", err, out)
+	}
+	cmd = exec.Command("sh", filepath.Join(dir, "run-all.sh"), "--interposed", "60")
+	cmd.Env = append(env, "P2PCONF_REAL_LIBCUDA="+filepath.Join(lib, "libcuda.so.1"))
+	out, err = cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "violations caught: 1  missed: 0") || !strings.Contains(string(out), "caught: ") {
+		t.Errorf("run-all.sh --interposed on the stub: %v\n%s", err, out)
+	}
+}

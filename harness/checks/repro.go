@@ -24,6 +24,7 @@ var reproducible = map[string]bool{
 	"ordering.elapsed-time-across-devices":   true,
 	"ordering.source-reuse-after-completion": true,
 	"ordering.submission-is-not-completion":  true,
+	"ordering.host-device-handoff":           true,
 	"vmm.granularity":                        true,
 	"vmm.fd-number-is-not-a-handle":          true,
 	"vmm.no-access-until-set":                true,

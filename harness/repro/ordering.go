@@ -228,3 +228,117 @@ func init() {
 			}}
 		}})
 }
+
+// hostHandoffHelpers is host_handoff_test.go: a mapped pinned buffer (data,
+// flag, acknowledgement), one kernel thread on the GPU side and this thread
+// on the host side, 4096 rounds of 64 words each way.
+const hostHandoffHelpers = `
+enum { HD_ROUNDS = 4096, HD_WORDS = 64, HD_FLAG_OFF = 4 * HD_WORDS, HD_ACK_OFF = HD_FLAG_OFF + 128 };
+#define HD_WAIT_NS 2000000000ull /* hdWait: 2 s */
+
+/* flag_word is kernels.FlagWord. */
+static uint32_t flag_word(uint32_t seed, uint32_t i) { return i * 0x9E3779B1u ^ seed * 0x85EBCA6Bu; }
+
+struct host_handoff {
+	uint32_t *mem; /* the mapped pinned buffer, 4096 bytes */
+	CUdeviceptr status;
+	CUstream s;
+};
+
+static struct host_handoff new_host_handoff(int dev) {
+	struct host_handoff hd;
+	void *p = NULL;
+	use(dev);
+	setup(cuMemHostAlloc(&p, 4096, 0x1 | 0x2 /* PORTABLE | DEVICEMAP */), "cuMemHostAlloc(PORTABLE|DEVICEMAP)");
+	hd.mem = p;
+	for (int i = 0; i < 1024; i++) __atomic_store_n(&hd.mem[i], 0, __ATOMIC_SEQ_CST);
+	hd.status = dev_alloc(dev, 16);
+	fill(dev, hd.status, 0, 4);
+	hd.s = new_stream(dev);
+	return hd;
+}
+
+static uint32_t *hd_word(struct host_handoff *hd, int off) { return &hd->mem[off / 4]; }
+
+/* spin_until waits until *w >= r, for at most hdWait; 0 on a timeout. */
+static int spin_until(uint32_t *w, uint32_t r) {
+	double end = rt_now() + HD_WAIT_NS / 1e9;
+	for (unsigned i = 0; __atomic_load_n(w, __ATOMIC_SEQ_CST) < r; i++)
+		if (i % 256 == 0 && rt_now() > end) return 0;
+	return 1;
+}
+
+static void launch_handoff(int dev, struct host_handoff *hd, const char *entry) {
+	CUfunction f = load_kernel(dev, PTX, entry);
+	uint64_t data = (uint64_t)(uintptr_t)hd->mem, flag = data + HD_FLAG_OFF, ack = data + HD_ACK_OFF, timeout = HD_WAIT_NS;
+	uint32_t words = HD_WORDS, rounds = HD_ROUNDS;
+	void *params[] = {&data, &flag, &ack, &words, &rounds, &hd->status, &timeout};
+	if (!launch_shape(dev, f, hd->s, 1, 1, params, entry)) cannot_run("cannot launch %s", entry);
+}
+`
+
+func init() {
+	register("ordering.host-device-handoff", recipe{basic: true, ptx: kernels.HandoffToHost.PTX,
+		helpers: orderingHelpers + hostHandoffHelpers, timeout: specTimeout / 2,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("hands data from a kernel on GPU%d to a host goroutine when the kernel sets it with st.release.sys", t.A),
+				code: `struct host_handoff hd = new_host_handoff(A);
+step("running %d GPU → host handoffs of %d words", HD_ROUNDS, HD_WORDS);
+launch_handoff(A, &hd, "hd_to_host");
+uint32_t stale = 0, first_round = 0, failed_round = 0;
+double start = rt_now();
+for (uint32_t r = 1; r <= HD_ROUNDS; r++) {
+	if (!spin_until(hd_word(&hd, HD_FLAG_OFF), r)) {
+		failed_round = r;
+		break;
+	}
+	for (uint32_t j = 0; j < HD_WORDS; j++)
+		if (__atomic_load_n(&hd.mem[j], __ATOMIC_SEQ_CST) != flag_word(r, j)) {
+			stale++;
+			if (first_round == 0) first_round = r;
+		}
+	__atomic_store_n(hd_word(&hd, HD_ACK_OFF), r, __ATOMIC_SEQ_CST);
+}
+double elapsed = rt_now() - start;
+if (!wait_stream(A, hd.s, "the GPU → host handoff kernel on " TARGET)) return;
+uint32_t st[2];
+download(A, hd.status, st, 2);
+if (failed_round)
+	violation("host side of the GPU → host handoff on GPU%d (GPU status %u, round %u): host: waiting for GPU%d's flag of round %u (flag holds %u): timed out after 2s",
+		A, st[0], st[1], A, failed_round, __atomic_load_n(hd_word(&hd, HD_FLAG_OFF), __ATOMIC_SEQ_CST));
+if (st[0] != 1) violation("GPU side: GPU%d's kernel waited 2s for the host's acknowledgement of round %u", A, st[1]);
+printf("  metric: handoffs/s GPU→host = %.0f\n", HD_ROUNDS / elapsed);
+if (stale != 0) violation("the host read %u stale words after seeing GPU%d's release flag; first in round %u", stale, A, first_round);
+else if (!failed_round) printf("  ok: the host read every word new in all %d rounds\n", HD_ROUNDS);
+`,
+			}, {
+				name: fmt.Sprintf("hands data from a host goroutine to a kernel on GPU%d when the goroutine sets it with an atomic store", t.A),
+				code: `struct host_handoff hd = new_host_handoff(A);
+step("running %d host → GPU handoffs of %d words", HD_ROUNDS, HD_WORDS);
+launch_handoff(A, &hd, "hd_from_host");
+uint32_t failed_round = 0;
+double start = rt_now();
+for (uint32_t r = 1; r <= HD_ROUNDS; r++) {
+	for (uint32_t j = 0; j < HD_WORDS; j++) hd.mem[j] = flag_word(r, j); /* plain stores, as the suite */
+	__atomic_store_n(hd_word(&hd, HD_FLAG_OFF), r, __ATOMIC_SEQ_CST);
+	if (!spin_until(hd_word(&hd, HD_ACK_OFF), r)) {
+		failed_round = r;
+		break;
+	}
+}
+double elapsed = rt_now() - start;
+if (!wait_stream(A, hd.s, "the host → GPU handoff kernel on " TARGET)) return;
+uint32_t st[4];
+download(A, hd.status, st, 4);
+if (failed_round)
+	violation("host side of the host → GPU handoff on GPU%d (GPU status %u, round %u): host: waiting for GPU%d's acknowledgement of round %u (ack holds %u): timed out after 2s",
+		A, st[0], st[1], A, failed_round, __atomic_load_n(hd_word(&hd, HD_ACK_OFF), __ATOMIC_SEQ_CST));
+if (st[0] != 1) violation("GPU side: GPU%d's kernel waited 2s for the host's flag of round %u", A, st[1]);
+printf("  metric: handoffs/s host→GPU = %.0f\n", HD_ROUNDS / elapsed);
+if (st[2] != 0) violation("GPU%d's kernel read %u stale words after acquiring the host's flag; first in round %u", A, st[2], st[3]);
+else if (!failed_round && st[0] == 1) printf("  ok: the kernel read every word new in all %d rounds\n", HD_ROUNDS);
+`,
+			}}
+		}})
+}

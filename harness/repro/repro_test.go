@@ -42,6 +42,7 @@ var violatingDefect = map[string]string{
 	"ordering.elapsed-time-across-devices":   "elapsed-time-across-devices",
 	"ordering.source-reuse-after-completion": "peer-copy-deferred",
 	"ordering.submission-is-not-completion":  "event-complete-early",
+	"ordering.host-device-handoff":           "handoff-stale",
 	"vmm.granularity":                        "vmm-create-any-size",
 	"vmm.fd-number-is-not-a-handle":          "fd-number-imports",
 	"vmm.no-access-until-set":                "vmm-access-before-set",

@@ -58,7 +58,9 @@
 //                            vmm-import-private (an imported POSIX fd maps a
 //                            private copy: the importer's writes are lost),
 //                            vmm-release-frees (cuMemRelease of a mapped
-//                            allocation frees it under its mappings)
+//                            allocation frees it under its mappings),
+//                            handoff-stale (hd_to_host sets its flag before the
+//                            data; hd_from_host reads the data before the flag)
 //
 // With FAKECUDA_REALISTIC, cuMemGetInfo's free memory also drops by the VMM
 // allocations this process holds.
@@ -66,7 +68,8 @@
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // and wait_released of kernels/ordering.ptx (its stream, and events recorded
 // behind it, stay NOT_READY until the host sets the flag) run on the host
-// when launched, with the PTX's semantics; a kernel that
+// when launched; hd_to_host and hd_from_host run in a thread of their own,
+// their stream busy until it ends, with the PTX's semantics; a kernel that
 // touches memory its context cannot reach (another device's without peer
 // access, or no allocation) leaves CUDA_ERROR_ILLEGAL_ADDRESS (700) on its
 // stream, as a fault would.
@@ -86,6 +89,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -279,11 +284,12 @@ struct stream {
 	size_t def_n;
 	volatile uint32_t *wait_flag; // a wait_released kernel holds the stream
 	uint32_t *wait_status, polls;
+	int busy;                     // a handoff thread runs (atomic)
 };
 struct event { int magic, pending, flags, recorded; struct ctx *ctx; volatile uint32_t *wait_flag; };
 #define STREAM_MAGIC 0x5757
 #define EVENT_MAGIC 0x4545
-static struct stream null_stream = {STREAM_MAGIC, 0, NULL, 0, 0, 0, 0, NULL, NULL, 0};
+static struct stream null_stream = {STREAM_MAGIC, 0, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0};
 
 // held says whether a wait_released kernel still holds s, ending it (with
 // status 1 "released") once the host has set the flag.
@@ -332,7 +338,7 @@ static CUresult f_cuStreamQuery(struct stream *s) {
 	if (stream_of(s)->magic != STREAM_MAGIC) return INVALID_HANDLE;
 	run_deferred(stream_of(s));
 	if (stream_of(s)->fault) return stream_of(s)->fault;
-	if (held(stream_of(s))) return NOT_READY;
+	if (held(stream_of(s)) || __atomic_load_n(&stream_of(s)->busy, __ATOMIC_SEQ_CST)) return NOT_READY;
 	return poll_pending(&stream_of(s)->pending);
 }
 static CUresult f_cuStreamSynchronize(struct stream *s) {
@@ -947,6 +953,52 @@ static uint32_t pattern_word(uint32_t seed, uint64_t i) {
 	return x;
 }
 #define ARG(i, T) (*(T *)params[i])
+
+// A host-handoff kernel (hd_to_host, hd_from_host) as a thread.
+struct handoff { int to_host; uint32_t *data, *flag, *ack, words, rounds, *status; uint64_t timeout_ns; struct stream *s; };
+static uint32_t flag_word(uint32_t seed, uint32_t i) { return i * 0x9E3779B1u ^ seed * 0x85EBCA6Bu; }
+static int wait_at_least(uint32_t *w, uint32_t r, uint64_t timeout_ns) {
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < r) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t.tv_nsec - t0.tv_nsec) > timeout_ns) return 0;
+		sched_yield();
+	}
+	return 1;
+}
+static void *run_handoff(void *arg) {
+	struct handoff *h = arg;
+	uint32_t stale = 0, first = 0, r;
+	int stale_defect = defect("handoff-stale");
+	for (r = 1; r <= h->rounds; r++) {
+		if (h->to_host) {
+			if (stale_defect) __atomic_store_n(h->flag, r, __ATOMIC_RELEASE), usleep(50);
+			for (uint32_t j = 0; j < h->words; j++) __atomic_store_n(&h->data[j], flag_word(r, j), __ATOMIC_RELAXED);
+			if (!stale_defect) __atomic_store_n(h->flag, r, __ATOMIC_RELEASE);
+			if (!wait_at_least(h->ack, r, h->timeout_ns)) break;
+		} else {
+			uint32_t seen[256];
+			if (stale_defect)
+				for (uint32_t j = 0; j < h->words && j < 256; j++) seen[j] = __atomic_load_n(&h->data[j], __ATOMIC_RELAXED);
+			if (!wait_at_least(h->flag, r, h->timeout_ns)) break;
+			for (uint32_t j = 0; j < h->words && j < 256; j++) {
+				if (!stale_defect) seen[j] = __atomic_load_n(&h->data[j], __ATOMIC_RELAXED);
+				if (seen[j] != flag_word(r, j)) {
+					stale++;
+					if (!first) first = r;
+				}
+			}
+			__atomic_store_n(h->ack, r, __ATOMIC_RELEASE);
+		}
+	}
+	h->status[0] = r > h->rounds ? 1 : 2; // HandoffDone, HandoffTimedOut
+	h->status[1] = r > h->rounds ? h->rounds : r;
+	if (!h->to_host) h->status[2] = stale, h->status[3] = first;
+	__atomic_store_n(&h->s->busy, 0, __ATOMIC_SEQ_CST);
+	free(h);
+	return NULL;
+}
 // run_basic_kernel runs a kernel of kernels/basic.ptx on the host; a fault
 // is left on the stream. It returns 0 for any other kernel.
 static int run_basic_kernel(const char *name, void **params, struct stream *s) {
@@ -975,6 +1027,24 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 		uint32_t add = ARG(3, uint32_t);
 		if (!reachable(dst, 4 * n) || !readable(src, 4 * n)) { s->fault = 700; return 1; }
 		for (uint64_t i = 0; i < n; i++) ((uint32_t *)(uintptr_t)dst)[i] = ((uint32_t *)(uintptr_t)src)[i] + add;
+		return 1;
+	}
+	if (strcmp(name, "hd_to_host") == 0 || strcmp(name, "hd_from_host") == 0) {
+		struct handoff *h = calloc(1, sizeof *h);
+		h->to_host = name[3] == 't';
+		h->data = (uint32_t *)(uintptr_t)ARG(0, uint64_t);
+		h->flag = (uint32_t *)(uintptr_t)ARG(1, uint64_t);
+		h->ack = (uint32_t *)(uintptr_t)ARG(2, uint64_t);
+		h->words = ARG(3, uint32_t);
+		h->rounds = ARG(4, uint32_t);
+		h->status = (uint32_t *)(uintptr_t)ARG(5, uint64_t);
+		h->timeout_ns = ARG(6, uint64_t);
+		h->s = s;
+		if (!reachable((uint64_t)(uintptr_t)h->data, 4 * h->words) || !reachable(ARG(5, uint64_t), 16)) { free(h); s->fault = 700; return 1; }
+		pthread_t t;
+		__atomic_store_n(&s->busy, 1, __ATOMIC_SEQ_CST);
+		pthread_create(&t, NULL, run_handoff, h);
+		pthread_detach(t);
 		return 1;
 	}
 	if (strcmp(name, "wait_released") == 0) {

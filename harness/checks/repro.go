@@ -35,6 +35,7 @@ var reproducible = map[string]bool{
 	"vmm.release-while-mapped":               true,
 	"ipc.same-process-open-rejected":         true,
 	"ipc.event-flags":                        true,
+	"ipc.mem-handle-roundtrip":               true,
 }
 
 // notReproducible says why a check can have no standalone reproducer.

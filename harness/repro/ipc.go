@@ -74,3 +74,130 @@ must(cuIpcGetEventHandle(&h, ipc), "cuIpcGetEventHandle of an INTERPROCESS|DISAB
 			}}
 		}})
 }
+
+// ipcAgent is the agent role of agent_role_test.go, the ops the round trip
+// uses: open a handle, verify or fill the opened memory with a kernel,
+// close it.
+const ipcAgent = `
+enum { ROLE_OPEN = 1, ROLE_VERIFY = 2, ROLE_FILL = 3, ROLE_CLOSE = 4 };
+enum { IPC_BYTES = 8 << 20 }; /* ipcBytes */
+
+static struct {
+	CUdeviceptr opened;
+	struct gpu_work w;
+	int have_w;
+} agent;
+
+static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd) {
+	(void)fd;
+	int dev = q->b;
+	CUresult r = 0;
+	use(dev);
+	switch (q->role) {
+	case ROLE_OPEN: {
+		CUipcMemHandle h;
+		memcpy(h.reserved, q->handle, 64);
+		r = cuIpcOpenMemHandle(&agent.opened, h, 1 /* CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS */);
+		p->value = r == 0 ? agent.opened : 0;
+		break;
+	}
+	case ROLE_VERIFY:
+	case ROLE_FILL:
+		if (!agent.have_w) agent.w = gpu_work(dev), agent.have_w = 1;
+		if (q->role == ROLE_VERIFY) {
+			p->result[0] = run_verify(&agent.w, agent.opened, q->bytes / 4, q->seed);
+			r = p->result[0].code;
+		} else {
+			CUfunction f = basic_kernel(dev, "fill", rt_fill_fn);
+			uint64_t n = q->bytes / 4;
+			uint32_t seed = q->seed;
+			void *params[] = {&agent.opened, &n, &seed};
+			r = cuLaunchKernel(f, 1024, 1, 1, 256, 1, 1, 0, agent.w.s, params, NULL);
+			double end = rt_now() + TIMEOUT_S;
+			while (r == 0 && (r = cuStreamQuery(agent.w.s)) == 600 && rt_now() < end) usleep(50);
+		}
+		break;
+	case ROLE_CLOSE:
+		r = cuIpcCloseMemHandle(agent.opened);
+		agent.opened = 0;
+		break;
+	}
+	p->code = r;
+	if (r != 0) snprintf(p->error, sizeof p->error, "%s (%d)", err_name(r), r);
+}
+
+/* agent_must is the agent's must: a failed command is a violation. */
+static int agent_must(struct helper *h, struct helper_req *q, struct helper_rep *p, const char *what) {
+	if (!helper_do(h, q, p, -1)) return 0;
+	if (p->code != 0) {
+		violation("%s: %s", what, p->error);
+		return 0;
+	}
+	return 1;
+}
+
+/* roundtrip is the round trip of mem_handle_test.go: a's allocation, filled
+ * and exported, opened, read and rewritten by a process on b. */
+static void roundtrip(int a, int b, uint32_t seed) {
+	char what[160];
+	struct gpu_work w = gpu_work(a);
+	step("allocating %d bytes on GPU%d, filling them and exporting them with cuIpcGetMemHandle", IPC_BYTES, a);
+	CUdeviceptr mem = dev_alloc(a, IPC_BYTES);
+	if (!run_fill(&w, mem, IPC_BYTES / 4, seed, "fill on the exporter's GPU")) return;
+	CUipcMemHandle h;
+	use(a);
+	if (!must(cuIpcGetMemHandle(&h, mem), "cuIpcGetMemHandle")) return;
+	struct helper imp = helper_open();
+	struct helper_req q;
+	struct helper_rep p;
+	memset(&q, 0, sizeof q);
+	q.b = b;
+	q.bytes = IPC_BYTES;
+	step("opening the 64-byte handle in a process on GPU%d", b);
+	q.role = ROLE_OPEN;
+	memcpy(q.handle, h.reserved, 64);
+	snprintf(what, sizeof what, "cuIpcOpenMemHandle on GPU%d of GPU%d's allocation", b, a);
+	if (!agent_must(&imp, &q, &p, what)) goto out;
+	if (p.value == 0) violation("pointer the importer on GPU%d got: 0", b);
+	step("reading every word and writing a new pattern with a kernel on GPU%d", b);
+	q.role = ROLE_VERIFY;
+	q.seed = seed;
+	snprintf(what, sizeof what, "importer's kernel on GPU%d reading", b);
+	if (!agent_must(&imp, &q, &p, what)) goto out;
+	if (p.result[0].mismatches != 0) violation("data the importer on GPU%d read from GPU%d: %s", b, a, verdict_text(p.result[0]));
+	else printf("  ok: the importer on GPU%d read every word\n", b);
+	q.role = ROLE_FILL;
+	q.seed = seed + 1;
+	snprintf(what, sizeof what, "importer's kernel on GPU%d writing", b);
+	if (!agent_must(&imp, &q, &p, what)) goto out;
+	struct verdict v = run_verify(&w, mem, IPC_BYTES / 4, seed + 1);
+	if (v.code != 0 || v.mismatches != 0)
+		violation("the pattern the importer on GPU%d wrote, read by the exporter on GPU%d: %s", b, a, verdict_text(v));
+	else
+		printf("  ok: the exporter on GPU%d sees every word the importer wrote\n", a);
+	q.role = ROLE_CLOSE;
+	snprintf(what, sizeof what, "cuIpcCloseMemHandle on GPU%d", b);
+	agent_must(&imp, &q, &p, what);
+out:
+	helper_end(&imp, 0);
+}
+`
+
+func init() {
+	register("ipc.mem-handle-roundtrip", recipe{basic: true, helpers: ipcHelpers + ipcAgent, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			if !t.Pair {
+				return []spec{{
+					name: fmt.Sprintf("lets another process on GPU%[1]d open, read and write an allocation of GPU%[1]d", t.A),
+					code: fmt.Sprintf("if (!require_ipc(A)) return;\nroundtrip(A, A, %du);\n", seed32("ipc.mem-handle-roundtrip", t.String())),
+				}}
+			}
+			return []spec{{
+				name: fmt.Sprintf("lets a process on GPU%d open, read and write an allocation of GPU%d (%s)", t.B, t.A, t),
+				code: fmt.Sprintf(`if (!require_ipc(A) || !require_ipc(B)) return;
+if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
+roundtrip(A, B, %du);
+`, seed32("ipc.mem-handle-roundtrip", t.ID())),
+			}}
+		}})
+}

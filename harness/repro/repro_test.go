@@ -53,6 +53,7 @@ var violatingDefect = map[string]string{
 	"vmm.release-while-mapped":               "vmm-release-frees",
 	"ipc.same-process-open-rejected":         "ipc-same-process-opens",
 	"ipc.event-flags":                        "ipc-event-flags-ignored",
+	"ipc.mem-handle-roundtrip":               "ipc-import-private",
 }
 
 var (

@@ -60,7 +60,13 @@
 //                            vmm-release-frees (cuMemRelease of a mapped
 //                            allocation frees it under its mappings),
 //                            handoff-stale (hd_to_host sets its flag before the
-//                            data; hd_from_host reads the data before the flag)
+//                            data; hd_from_host reads the data before the flag),
+//                            ipc-import-private (with FAKECUDA_REALISTIC, an
+//                            opened IPC handle maps a private copy)
+//
+// With FAKECUDA_REALISTIC, device memory is a memfd mapping and an IPC memory
+// handle names the exporter's process, device and descriptor, so another
+// process opens it (through /proc/<pid>/fd) and shares the memory.
 //
 // With FAKECUDA_REALISTIC, cuMemGetInfo's free memory also drops by the VMM
 // allocations this process holds.
@@ -91,6 +97,7 @@
 #include <string.h>
 #include <sched.h>
 #include <time.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -409,7 +416,7 @@ static CUresult f_cuEventDestroy_v2(struct event *e) {
 // ---- memory ---------------------------------------------------------------
 
 enum { KIND_DEVICE = 1, KIND_HOST = 2 };
-struct alloc { char *base; size_t size; int kind, dev, flags, ipc_open; };
+struct alloc { char *base; size_t size; int kind, dev, flags, ipc_open, fd, imported; };
 static struct alloc allocs[MAXOBJ];
 
 static struct alloc *find_alloc(CUdeviceptr p) {
@@ -424,7 +431,16 @@ static struct alloc *new_alloc(size_t n, int kind, int flags) {
 	for (int i = 0; i < MAXOBJ && !a; i++)
 		if (!allocs[i].base) a = &allocs[i];
 	if (a) {
-		a->base = calloc(1, n ? n : 1);
+		a->fd = -1;
+		a->imported = 0;
+		if (kind == KIND_DEVICE && getenv("FAKECUDA_REALISTIC")) { // shareable, for IPC
+			a->fd = memfd_create("fakecuda-dev", 0);
+			void *m = a->fd >= 0 && ftruncate(a->fd, (off_t)(n ? n : 1)) == 0
+				? mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0) : MAP_FAILED;
+			a->base = m == MAP_FAILED ? NULL : m;
+		} else {
+			a->base = calloc(1, n ? n : 1);
+		}
 		a->size = n;
 		a->kind = kind;
 		a->dev = current->dev;
@@ -439,7 +455,12 @@ static CUresult free_alloc(void *p, int kind) {
 	struct alloc *a = find_alloc((CUdeviceptr)p);
 	CUresult r = INVALID_VALUE;
 	if (a && a->base == p && a->kind == kind) {
-		free(a->base);
+		if (a->fd >= 0) {
+			munmap(a->base, a->size ? a->size : 1);
+			close(a->fd);
+		} else {
+			free(a->base);
+		}
 		a->base = NULL;
 		r = OK;
 	}
@@ -639,7 +660,11 @@ static int decode(const char *h, uint64_t *v) {
 static CUresult f_cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
 	NEED_CTX();
 	struct alloc *a = find_alloc(p);
-	if (!a || a->kind != KIND_DEVICE || (CUdeviceptr)a->base != p) return INVALID_VALUE;
+	if (!a || a->kind != KIND_DEVICE || (CUdeviceptr)a->base != p || a->imported) return INVALID_VALUE;
+	if (a->fd >= 0) { // realistic: process, device and descriptor
+		encode(h->reserved, 0xc0de000000000000ull | (uint64_t)getpid() << 24 | (uint64_t)a->dev << 16 | (uint64_t)a->fd);
+		return OK;
+	}
 	encode(h->reserved, p);
 	return OK;
 }
@@ -648,6 +673,35 @@ static CUresult f_cuIpcOpenMemHandle_v2(CUdeviceptr *p, CUipcMemHandle h, unsign
 	uint64_t v;
 	if (!decode(h.reserved, &v)) return INVALID_HANDLE;
 	if (flags != 1) return INVALID_VALUE;
+	if ((v >> 48) == 0xc0de) { // a realistic handle: open the exporter's memory
+		pid_t pid = (pid_t)((v >> 24) & 0xffffff);
+		int dev = (int)((v >> 16) & 0xff), fd = (int)(v & 0xffff);
+		if (pid == getpid() && !defect("ipc-same-process-opens")) return INVALID_CONTEXT;
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+		int f = open(path, O_RDWR);
+		struct stat st;
+		if (f < 0 || fstat(f, &st) != 0) return INVALID_HANDLE;
+		if (defect("ipc-import-private")) { // a copy, not the memory
+			int c = memfd_create("fakecuda-ipc-copy", 0);
+			void *src = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
+			if (c < 0 || src == MAP_FAILED || ftruncate(c, st.st_size) != 0 || write(c, src, (size_t)st.st_size) != st.st_size) return 2;
+			munmap(src, (size_t)st.st_size);
+			close(f);
+			f = c;
+		}
+		pthread_mutex_lock(&mu);
+		struct alloc *a = NULL;
+		for (int i = 0; i < MAXOBJ && !a; i++)
+			if (!allocs[i].base) a = &allocs[i];
+		void *m = a ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0) : MAP_FAILED;
+		if (m != MAP_FAILED) *a = (struct alloc){m, (size_t)st.st_size, KIND_DEVICE, dev, 0, 1, f, 1};
+		pthread_mutex_unlock(&mu);
+		if (m == MAP_FAILED) return 2;
+		current->peer[dev] = 1; // CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
+		*p = (CUdeviceptr)m;
+		return OK;
+	}
 	struct alloc *a = find_alloc(v);
 	if (!a) return INVALID_HANDLE;
 	// A real driver refuses the exporting process (observed: 201); the
@@ -665,6 +719,12 @@ static CUresult f_cuIpcCloseMemHandle(CUdeviceptr p) {
 	NEED_CTX();
 	struct alloc *a = find_alloc(p);
 	if (!a || a->ipc_open == 0) return INVALID_VALUE;
+	if (a->imported) { // unmap: the exporter's memory stays
+		munmap(a->base, a->size);
+		close(a->fd);
+		a->base = NULL;
+		return OK;
+	}
 	a->ipc_open--;
 	return OK;
 }

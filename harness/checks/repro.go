@@ -36,6 +36,7 @@ var reproducible = map[string]bool{
 	"ipc.same-process-open-rejected":         true,
 	"ipc.event-flags":                        true,
 	"ipc.mem-handle-roundtrip":               true,
+	"ipc.raw-pointer-is-not-a-handle":        true,
 }
 
 // notReproducible says why a check can have no standalone reproducer.

@@ -79,7 +79,7 @@ must(cuIpcGetEventHandle(&h, ipc), "cuIpcGetEventHandle of an INTERPROCESS|DISAB
 // uses: open a handle, verify or fill the opened memory with a kernel,
 // close it.
 const ipcAgent = `
-enum { ROLE_OPEN = 1, ROLE_VERIFY = 2, ROLE_FILL = 3, ROLE_CLOSE = 4 };
+enum { ROLE_OPEN = 1, ROLE_VERIFY = 2, ROLE_FILL = 3, ROLE_CLOSE = 4, ROLE_PROBE = 5 };
 enum { IPC_BYTES = 8 << 20 }; /* ipcBytes */
 
 static struct {
@@ -121,6 +121,16 @@ static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd
 		r = cuIpcCloseMemHandle(agent.opened);
 		agent.opened = 0;
 		break;
+	case ROLE_PROBE: {
+		/* The attribute first, before the probe's kernel allocates anything. */
+		int ord = -1;
+		p->access[0] = cuPointerGetAttribute(&ord, 9 /* DEVICE_ORDINAL */, q->value);
+		p->value = (uint64_t)ord;
+		if (!agent.have_w) agent.w = gpu_work(dev), agent.have_w = 1;
+		p->result[0] = run_verify(&agent.w, q->value, q->bytes / 4, q->seed);
+		r = p->result[0].code;
+		break;
+	}
 	}
 	p->code = r;
 	if (r != 0) snprintf(p->error, sizeof p->error, "%s (%d)", err_name(r), r);
@@ -183,7 +193,61 @@ out:
 }
 `
 
+// rawPointer is ipc.raw-pointer-is-not-a-handle of mem_handle_test.go.
+const rawPointer = `
+static void raw_pointer(int g, uint32_t seed) {
+	struct gpu_work w = gpu_work(g);
+	step("allocating %d bytes on GPU%d, filling them and exporting them with cuIpcGetMemHandle", IPC_BYTES, g);
+	CUdeviceptr mem = dev_alloc(g, IPC_BYTES);
+	if (!run_fill(&w, mem, IPC_BYTES / 4, seed, "fill on the exporter's GPU")) return;
+	CUipcMemHandle h;
+	use(g);
+	if (!must(cuIpcGetMemHandle(&h, mem), "cuIpcGetMemHandle")) return;
+	struct helper imp = helper_open();
+	struct helper_req q;
+	struct helper_rep p;
+	memset(&q, 0, sizeof q);
+	q.b = g;
+	q.bytes = IPC_BYTES;
+	step("opening a corrupted handle (every byte inverted) and a truncated one (16 of 64 bytes)");
+	for (int bad = 0; bad < 2; bad++) {
+		const char *what = bad == 0 ? "corrupted handle" : "truncated handle";
+		q.role = ROLE_OPEN;
+		memset(q.handle, 0, 64);
+		for (int i = 0; i < (bad == 0 ? 64 : 16); i++) q.handle[i] = bad == 0 ? (unsigned char)~h.reserved[i] : (unsigned char)h.reserved[i];
+		if (!helper_do(&imp, &q, &p, -1)) return;
+		printf("  finding: cuIpcOpenMemHandle(%s) = %s (%d)\n", what, p.code == 0 ? "CUDA_SUCCESS" : p.error, p.code);
+		if (p.code == 0) violation("cuIpcOpenMemHandle of a %s on GPU%d returned pointer 0x%llx: want a failure", what, g, (unsigned long long)p.value);
+	}
+	step("giving the importer only the pointer value 0x%llx", (unsigned long long)mem);
+	q.role = ROLE_PROBE;
+	q.value = mem;
+	q.seed = seed;
+	if (!helper_do(&imp, &q, &p, -1)) return;
+	printf("  finding: cuPointerGetAttribute of the bare pointer in another process = %d\n", p.access[0]);
+	if (p.code == 0) printf("  finding: kernel completed; against the exporter's pattern: %s\n", verdict_text(p.result[0]));
+	else printf("  finding: kernel: %s\n", p.error[0] ? p.error : verdict_text(p.result[0]));
+	if (p.access[0] == 0)
+		violation("cuPointerGetAttribute(DEVICE_ORDINAL) on the exporter's bare pointer 0x%llx in another process on GPU%d answered %llu", (unsigned long long)mem, g, (unsigned long long)p.value);
+	if (p.code == 0 && p.result[0].mismatches == 0)
+		violation("a kernel dereferencing the exporter's bare pointer 0x%llx in another process on GPU%d completed and read the exporter's data", (unsigned long long)mem, g);
+	helper_end(&imp, 0);
+	step("checking the exporter after the importer's probe: its context works and its data is intact");
+	struct verdict v = run_verify(&w, mem, IPC_BYTES / 4, seed);
+	if (v.code != 0 || v.mismatches != 0) violation("the exporter's data after the importer's probe, read by the exporter on GPU%d: %s", g, verdict_text(v));
+	else printf("  ok: the exporter's context works and its data is intact\n");
+}
+`
+
 func init() {
+	register("ipc.raw-pointer-is-not-a-handle", recipe{basic: true, helpers: ipcHelpers + ipcAgent + rawPointer, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("is required: another process on GPU%d gets no access through a bare pointer or a damaged handle", t.A),
+				code: fmt.Sprintf("if (!require_ipc(A)) return;\nraw_pointer(A, %du);\n", seed32("ipc.raw-pointer-is-not-a-handle", t.String())),
+			}}
+		}})
+
 	register("ipc.mem-handle-roundtrip", recipe{basic: true, helpers: ipcHelpers + ipcAgent, timeout: specTimeout / 2, helperProcess: true,
 		specs: func(t Target) []spec {
 			if !t.Pair {

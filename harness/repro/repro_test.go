@@ -54,6 +54,7 @@ var violatingDefect = map[string]string{
 	"ipc.same-process-open-rejected":         "ipc-same-process-opens",
 	"ipc.event-flags":                        "ipc-event-flags-ignored",
 	"ipc.mem-handle-roundtrip":               "ipc-import-private",
+	"ipc.raw-pointer-is-not-a-handle":        "ipc-handle-unchecked",
 }
 
 var (

@@ -37,6 +37,8 @@ var reproducible = map[string]bool{
 	"ipc.event-flags":                        true,
 	"ipc.mem-handle-roundtrip":               true,
 	"ipc.raw-pointer-is-not-a-handle":        true,
+	"ipc.close-then-free":                    true,
+	"ipc.importer-killed":                    true,
 }
 
 // notReproducible says why a check can have no standalone reproducer.

@@ -239,7 +239,136 @@ static void raw_pointer(int g, uint32_t seed) {
 }
 `
 
+// lifetime is lifetime_test.go: ipc.close-then-free and ipc.importer-killed.
+const lifetime = `
+/* ipc_warm_up is warmUp: load and run the kernels and export one
+ * allocation, which lives until the end, before the baseline is read. */
+static void ipc_warm_up(int g, struct gpu_work *w) {
+	CUdeviceptr warm = dev_alloc(g, IPC_BYTES);
+	if (!run_fill(w, warm, IPC_BYTES / 4, 1, "warm-up fill")) cannot_run("the warm-up fill failed");
+	run_verify(w, warm, IPC_BYTES / 4, 1);
+	CUipcMemHandle h;
+	use(g);
+	setup(cuIpcGetMemHandle(&h, warm), "warm-up cuIpcGetMemHandle");
+}
+
+/* free_back_to is ExpectFreeMemoryBackTo: exactly the baseline within 10 s. */
+static void free_back_to(int g, size_t baseline, const char *after) {
+	double end = rt_now() + 10;
+	size_t last = free_memory(g);
+	while (last != baseline && rt_now() < end) {
+		usleep(10000);
+		last = free_memory(g);
+	}
+	if (last != baseline)
+		violation("free device memory on GPU%d after %s: want the baseline %zu bytes, last read %zu (%+lld)", g, after, baseline, last,
+			(long long)last - (long long)baseline);
+	else
+		printf("  ok: free memory on GPU%d is back to its baseline after %s\n", g, after);
+}
+
+static void close_then_free(int g, uint32_t seed) {
+	struct gpu_work w = gpu_work(g);
+	ipc_warm_up(g, &w);
+	size_t baseline = free_memory(g);
+	step("allocating %d bytes on GPU%d, filling them and exporting them with cuIpcGetMemHandle", IPC_BYTES, g);
+	CUdeviceptr mem = dev_alloc(g, IPC_BYTES);
+	if (!run_fill(&w, mem, IPC_BYTES / 4, seed, "fill on the exporter's GPU")) return;
+	CUipcMemHandle h;
+	use(g);
+	if (!must(cuIpcGetMemHandle(&h, mem), "cuIpcGetMemHandle")) return;
+	struct helper imp = helper_open();
+	struct helper_req q;
+	struct helper_rep p;
+	memset(&q, 0, sizeof q);
+	q.b = g;
+	q.bytes = IPC_BYTES;
+	q.role = ROLE_OPEN;
+	memcpy(q.handle, h.reserved, 64);
+	if (!agent_must(&imp, &q, &p, "cuIpcOpenMemHandle in the importer")) return;
+	uint64_t opened = p.value;
+	q.role = ROLE_FILL;
+	q.seed = seed + 1;
+	if (!agent_must(&imp, &q, &p, "importer's kernel writing")) return;
+	step("closing in the importer, then using its pointer there");
+	q.role = ROLE_CLOSE;
+	if (!agent_must(&imp, &q, &p, "cuIpcCloseMemHandle in the importer")) return;
+	q.role = ROLE_PROBE;
+	q.value = opened;
+	if (!helper_do(&imp, &q, &p, -1)) return;
+	if (p.access[0] == 0)
+		violation("cuPointerGetAttribute(DEVICE_ORDINAL) on the importer's pointer 0x%llx after cuIpcCloseMemHandle on GPU%d answered %llu", (unsigned long long)opened, g, (unsigned long long)p.value);
+	if (p.code == 0 && p.result[0].mismatches == 0)
+		violation("a kernel dereferencing the importer's pointer 0x%llx after cuIpcCloseMemHandle on GPU%d completed and read the exporter's data", (unsigned long long)opened, g);
+	helper_end(&imp, 0);
+	step("checking the exporter's allocation survived the close, then freeing it");
+	struct verdict v = run_verify(&w, mem, IPC_BYTES / 4, seed + 1);
+	if (v.code != 0 || v.mismatches != 0)
+		violation("the importer's pattern after the importer closed, read by the exporter on GPU%d: %s", g, verdict_text(v));
+	size_t now = free_memory(g);
+	if (now > baseline - IPC_BYTES)
+		violation("free memory on GPU%d after the importer closed, before the exporter freed (baseline %zu): found %zu", g, baseline, now);
+	use(g);
+	if (!must(cuMemFree(mem), "the exporter's cuMemFree")) return;
+	free_back_to(g, baseline, "the importer closed and the exporter freed");
+}
+
+static void importer_killed(int g, uint32_t seed) {
+	struct gpu_work w = gpu_work(g);
+	ipc_warm_up(g, &w);
+	size_t baseline = free_memory(g);
+	step("allocating %d bytes on GPU%d, filling them and exporting them with cuIpcGetMemHandle", IPC_BYTES, g);
+	CUdeviceptr mem = dev_alloc(g, IPC_BYTES);
+	if (!run_fill(&w, mem, IPC_BYTES / 4, seed, "fill on the exporter's GPU")) return;
+	CUipcMemHandle h;
+	use(g);
+	if (!must(cuIpcGetMemHandle(&h, mem), "cuIpcGetMemHandle")) return;
+	int fds = count_fds(); /* before the importer exists */
+	struct helper imp = helper_open();
+	struct helper_req q;
+	struct helper_rep p;
+	memset(&q, 0, sizeof q);
+	q.b = g;
+	q.bytes = IPC_BYTES;
+	q.role = ROLE_OPEN;
+	memcpy(q.handle, h.reserved, 64);
+	if (!agent_must(&imp, &q, &p, "cuIpcOpenMemHandle in the importer")) return;
+	q.role = ROLE_VERIFY;
+	q.seed = seed;
+	if (!agent_must(&imp, &q, &p, "importer's kernel reading")) return;
+	if (p.result[0].mismatches != 0) violation("data the importer on GPU%d read: %s", g, verdict_text(p.result[0]));
+	step("killing the importer with SIGKILL while it maps the allocation");
+	pid_t pid = imp.pid;
+	int status = helper_end(&imp, 1);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) violation("importer after SIGKILL: wait status 0x%x", status);
+	if (kill(pid, 0) == 0) violation("the killed importer's pid %d must be gone", (int)pid);
+	if (count_fds() != fds) violation("this process's open descriptors after the importer was killed: want %d, got %d", fds, count_fds());
+	step("checking the exporter: data intact, cuMemFree succeeds, memory back to baseline");
+	struct verdict v = run_verify(&w, mem, IPC_BYTES / 4, seed);
+	if (v.code != 0 || v.mismatches != 0) violation("the exporter's data after the importer was killed, read by the exporter on GPU%d: %s", g, verdict_text(v));
+	use(g);
+	if (!must(cuMemFree(mem), "the exporter's cuMemFree")) return;
+	free_back_to(g, baseline, "the importer was killed and the exporter freed");
+}
+`
+
 func init() {
+	register("ipc.close-then-free", recipe{basic: true, helpers: ipcHelpers + ipcAgent + lifetime, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("is unmapped on close in the importer and freed by the exporter's cuMemFree on GPU%d", t.A),
+				code: fmt.Sprintf("if (!require_ipc(A)) return;\nclose_then_free(A, %du);\n", seed32("ipc.close-then-free", t.String())),
+			}}
+		}})
+
+	register("ipc.importer-killed", recipe{basic: true, helpers: ipcHelpers + ipcAgent + lifetime, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("stays healthy on GPU%d when an importer holding a mapping is killed", t.A),
+				code: fmt.Sprintf("if (!require_ipc(A)) return;\nimporter_killed(A, %du);\n", seed32("ipc.importer-killed", t.String())),
+			}}
+		}})
+
 	register("ipc.raw-pointer-is-not-a-handle", recipe{basic: true, helpers: ipcHelpers + ipcAgent + rawPointer, timeout: specTimeout / 2, helperProcess: true,
 		specs: func(t Target) []spec {
 			return []spec{{

@@ -55,6 +55,8 @@ var violatingDefect = map[string]string{
 	"ipc.event-flags":                        "ipc-event-flags-ignored",
 	"ipc.mem-handle-roundtrip":               "ipc-import-private",
 	"ipc.raw-pointer-is-not-a-handle":        "ipc-handle-unchecked",
+	"ipc.close-then-free":                    "ipc-close-clobbers",
+	"ipc.importer-killed":                    "ipc-exported-unfreeable",
 }
 
 var (

@@ -64,14 +64,17 @@
 //                            ipc-import-private (with FAKECUDA_REALISTIC, an
 //                            opened IPC handle maps a private copy),
 //                            ipc-handle-unchecked (only the first 8 bytes of
-//                            an IPC handle are checked: a truncated one opens)
+//                            an IPC handle are checked: a truncated one opens),
+//                            ipc-close-clobbers (an importer's close zeroes
+//                            the exporter's memory), ipc-exported-unfreeable
+//                            (cuMemFree of memory once exported fails)
 //
 // With FAKECUDA_REALISTIC, device memory is a memfd mapping and an IPC memory
 // handle names the exporter's process, device and descriptor, so another
 // process opens it (through /proc/<pid>/fd) and shares the memory.
 //
 // With FAKECUDA_REALISTIC, cuMemGetInfo's free memory also drops by the VMM
-// allocations this process holds.
+// allocations and the shareable device memory this process holds.
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // and wait_released of kernels/ordering.ptx (its stream, and events recorded
@@ -456,6 +459,7 @@ static CUresult free_alloc(void *p, int kind) {
 	pthread_mutex_lock(&mu);
 	struct alloc *a = find_alloc((CUdeviceptr)p);
 	CUresult r = INVALID_VALUE;
+	if (a && a->base == p && a->kind == kind && (a->flags & 0x100) && defect("ipc-exported-unfreeable")) a = NULL;
 	if (a && a->base == p && a->kind == kind) {
 		if (a->fd >= 0) {
 			munmap(a->base, a->size ? a->size : 1);
@@ -664,6 +668,7 @@ static CUresult f_cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
 	struct alloc *a = find_alloc(p);
 	if (!a || a->kind != KIND_DEVICE || (CUdeviceptr)a->base != p || a->imported) return INVALID_VALUE;
 	if (a->fd >= 0) { // realistic: process, device and descriptor
+		a->flags |= 0x100; // exported
 		encode(h->reserved, 0xc0de000000000000ull | (uint64_t)getpid() << 24 | (uint64_t)a->dev << 16 | (uint64_t)a->fd);
 		return OK;
 	}
@@ -722,6 +727,7 @@ static CUresult f_cuIpcCloseMemHandle(CUdeviceptr p) {
 	struct alloc *a = find_alloc(p);
 	if (!a || a->ipc_open == 0) return INVALID_VALUE;
 	if (a->imported) { // unmap: the exporter's memory stays
+		if (defect("ipc-close-clobbers")) memset(a->base, 0, a->size);
 		munmap(a->base, a->size);
 		close(a->fd);
 		a->base = NULL;
@@ -754,8 +760,10 @@ static struct handle handles[MAXOBJ];     // index+1 is the CUmemGenericAllocati
 // vmm_held is the memory of the VMM allocations this process still holds.
 static size_t vmm_held(void) {
 	size_t n = 0;
-	for (int i = 0; i < MAXOBJ; i++)
+	for (int i = 0; i < MAXOBJ; i++) {
 		if (handles[i].refs > 0) n += handles[i].size;
+		if (allocs[i].base && allocs[i].fd >= 0 && !allocs[i].imported) n += allocs[i].size;
+	}
 	return n;
 }
 static struct mapping mappings[MAXOBJ];

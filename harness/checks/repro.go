@@ -39,6 +39,7 @@ var reproducible = map[string]bool{
 	"ipc.raw-pointer-is-not-a-handle":        true,
 	"ipc.close-then-free":                    true,
 	"ipc.importer-killed":                    true,
+	"ipc.event-handoff":                      true,
 }
 
 // notReproducible says why a check can have no standalone reproducer.

@@ -12,6 +12,7 @@ RT_FN(cuIpcGetMemHandle, (CUipcMemHandle *h, CUdeviceptr p), (h, p))
 RT_FN(cuIpcOpenMemHandle, (CUdeviceptr *p, CUipcMemHandle h, unsigned int flags), (p, h, flags))
 RT_FN(cuIpcCloseMemHandle, (CUdeviceptr p), (p))
 RT_FN(cuIpcGetEventHandle, (CUipcEventHandle *h, CUevent e), (h, e))
+RT_FN(cuIpcOpenEventHandle, (CUevent *e, CUipcEventHandle h), (e, h))
 
 /* require_ipc is requireIPC: UNIFIED_ADDRESSING=1. */
 static int require_ipc(int dev) {
@@ -79,11 +80,12 @@ must(cuIpcGetEventHandle(&h, ipc), "cuIpcGetEventHandle of an INTERPROCESS|DISAB
 // uses: open a handle, verify or fill the opened memory with a kernel,
 // close it.
 const ipcAgent = `
-enum { ROLE_OPEN = 1, ROLE_VERIFY = 2, ROLE_FILL = 3, ROLE_CLOSE = 4, ROLE_PROBE = 5 };
+enum { ROLE_OPEN = 1, ROLE_VERIFY = 2, ROLE_FILL = 3, ROLE_CLOSE = 4, ROLE_PROBE = 5, ROLE_OPEN_EVENT = 6, ROLE_CONSUME = 7 };
 enum { IPC_BYTES = 8 << 20 }; /* ipcBytes */
 
 static struct {
 	CUdeviceptr opened;
+	CUevent event;
 	struct gpu_work w;
 	int have_w;
 } agent;
@@ -120,6 +122,19 @@ static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd
 	case ROLE_CLOSE:
 		r = cuIpcCloseMemHandle(agent.opened);
 		agent.opened = 0;
+		break;
+	case ROLE_OPEN_EVENT: {
+		CUipcEventHandle h;
+		memcpy(h.reserved, q->handle, 64);
+		r = cuIpcOpenEventHandle(&agent.event, h);
+		break;
+	}
+	case ROLE_CONSUME:
+		/* the consumer: wait for the opened event (when asked), then verify */
+		if (!agent.have_w) agent.w = gpu_work(dev), agent.have_w = 1;
+		if (q->enable && (r = cuStreamWaitEvent(agent.w.s, agent.event, 0)) != 0) break;
+		p->result[0] = run_verify(&agent.w, agent.opened, q->bytes / 4, q->seed);
+		r = p->result[0].code;
 		break;
 	case ROLE_PROBE: {
 		/* The attribute first, before the probe's kernel allocates anything. */
@@ -352,7 +367,77 @@ static void importer_killed(int g, uint32_t seed) {
 }
 `
 
+// eventHandoff is handoffConf and the handoff of events_test.go: a slow
+// producer in this process, a consumer in another that waits for the
+// producer's interprocess event, three trials.
+const eventHandoff = `
+static void event_handoff(int a, int b, uint32_t seed) {
+	if (!require_ipc(a) || !require_ipc(b)) return;
+	if (attribute(a, 125) != 1 || attribute(b, 125) != 1) { skipped("needs IPC_EVENT_SUPPORTED=1 on GPU%d and GPU%d", a, b); return; }
+	struct gpu_work w = gpu_work(a);
+	CUdeviceptr buf = dev_alloc(a, IPC_BYTES), status = dev_alloc(a, 4);
+	CUevent ev;
+	use(a);
+	setup(cuEventCreate(&ev, 0x4 | 0x2 /* INTERPROCESS | DISABLE_TIMING */), "cuEventCreate(INTERPROCESS|DISABLE_TIMING)");
+	CUipcMemHandle mh;
+	CUipcEventHandle eh;
+	if (!must(cuIpcGetMemHandle(&mh, buf), "cuIpcGetMemHandle") || !must(cuIpcGetEventHandle(&eh, ev), "cuIpcGetEventHandle")) return;
+	step("opening the allocation and the event of GPU%d in a process on GPU%d", a, b);
+	struct helper imp = helper_open();
+	struct helper_req q;
+	struct helper_rep p;
+	memset(&q, 0, sizeof q);
+	q.b = b;
+	q.bytes = IPC_BYTES;
+	q.role = ROLE_OPEN;
+	memcpy(q.handle, mh.reserved, 64);
+	if (!agent_must(&imp, &q, &p, "cuIpcOpenMemHandle in the consumer's process")) return;
+	q.role = ROLE_OPEN_EVENT;
+	memcpy(q.handle, eh.reserved, 64);
+	if (!agent_must(&imp, &q, &p, "cuIpcOpenEventHandle in the consumer's process")) return;
+	uint64_t n = IPC_BYTES / 4;
+	for (uint32_t t = 0; t < 3; t++) {
+		step("trial %u: slow producer on GPU%d, consumer on GPU%d waits for the event", t, a, b);
+		uint32_t s = seed + t;
+		use(a);
+		if (!must(cuMemsetD32Async(buf, POISON, n, w.s), "poison the buffer") || !must(cuMemsetD32Async(status, 0, 1, w.s), "clear the delay status") ||
+			!wait_stream(a, w.s, "poison")) return;
+		if (!launch_delay(a, w.s, 20000000ull /* producerDelay: 20 ms */, status)) return;
+		CUfunction f = basic_kernel(a, "fill", rt_fill_fn);
+		void *params[] = {&buf, &n, &s};
+		if (!launch_n(a, f, w.s, n, params, "launch the producer (fill)") || !record(a, ev, w.s, "cuEventRecord of the interprocess event")) return;
+		/* the host barrier: the consume command leaves only after cuEventRecord returned */
+		q.role = ROLE_CONSUME;
+		q.enable = 1;
+		q.seed = s;
+		if (!agent_must(&imp, &q, &p, "consumer")) return;
+		if (!wait_stream(a, w.s, "producer")) return;
+		if (p.result[0].mismatches != 0)
+			violation("consumer on GPU%d after cuStreamWaitEvent on GPU%d's interprocess event, trial %u: %s", b, a, t, verdict_text(p.result[0]));
+		else
+			printf("  ok: trial %u: the consumer saw every word\n", t);
+	}
+	helper_end(&imp, 0);
+}
+`
+
 func init() {
+	register("ipc.event-handoff", recipe{basic: true, helpers: ipcHelpers + orderingHelpers + ipcAgent + eventHandoff, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			if !t.Pair {
+				return []spec{{
+					name: fmt.Sprintf("lets a consumer in another process on GPU%[1]d wait for GPU%[1]d's producer", t.A),
+					code: fmt.Sprintf("event_handoff(A, A, %du);\n", seed32("ipc.event-handoff", t.String())),
+				}}
+			}
+			return []spec{{
+				name: fmt.Sprintf("lets a consumer in a process on GPU%d wait for GPU%d's producer (%s)", t.B, t.A, t),
+				code: fmt.Sprintf(`if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
+event_handoff(A, B, %du);
+`, seed32("ipc.event-handoff", t.ID())),
+			}}
+		}})
+
 	register("ipc.close-then-free", recipe{basic: true, helpers: ipcHelpers + ipcAgent + lifetime, timeout: specTimeout / 2, helperProcess: true,
 		specs: func(t Target) []spec {
 			return []spec{{

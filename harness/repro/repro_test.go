@@ -57,6 +57,7 @@ var violatingDefect = map[string]string{
 	"ipc.raw-pointer-is-not-a-handle":        "ipc-handle-unchecked",
 	"ipc.close-then-free":                    "ipc-close-clobbers",
 	"ipc.importer-killed":                    "ipc-exported-unfreeable",
+	"ipc.event-handoff":                      "ipc-import-private",
 }
 
 var (

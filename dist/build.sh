@@ -23,7 +23,7 @@
 #   sanitize.sh            runs the suites under compute-sanitizer (needs the
 #                          CUDA toolkit's compute-sanitizer on the node), with
 #                          sanitize-allow.txt, the intended API errors
-#   bin/p2pconf            topo, report, diff, version
+#   bin/p2pconf            topo, report, diff, repro, ticket, version
 #   suites/<s>/<s>.test    one binary per suite package, in a folder that
 #                          mirrors the package path, with the package's
 #                          testdata/ beside it (binaries run there, as

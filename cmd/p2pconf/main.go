@@ -10,6 +10,9 @@
 //	p2pconf topo [-json]
 //	p2pconf report [-o OUT] [-print] [-suites LIST] DIR...
 //	p2pconf diff [-json] [-strict] [-allow-mismatch] [-metric-threshold F] OLD NEW
+//	p2pconf repro CHECK (--pair A-B | --gpu N) [--variant TEXT] [-o DIR]
+//	p2pconf repro --all [-o DIR]
+//	p2pconf ticket [-o FILE.tar.gz] [--redact] RUN_DIR
 //	p2pconf version
 //
 // report and diff gate CI with their exit status: 0 all conform, 1 a
@@ -58,6 +61,16 @@ commands:
         compare two runs (run folders, conformance.json or fleet.json) check
         by check and pair by pair; runs of different backends or GPU sets
         are refused unless -allow-mismatch
+  repro CHECK (--pair A-B | --gpu N) [--variant TEXT] [-o DIR]
+        write a standalone C reproducer of a check (CHECK_TARGET.c: the same
+        driver calls, sizes, seeds and placement; build it with
+        cc -O2 -o repro FILE.c -ldl; it exits 0 conforms, 1 violation,
+        2 cannot run here); --all writes every reproducible check for every
+        GPU and pair of this machine into DIR (default repro) with run-all.sh
+  ticket [-o FILE.tar.gz] [--redact] RUN_DIR
+        pack a run's failures for a bug report: SUMMARY.md, the reproducers
+        of the failing checks, the environment, conformance.json and
+        junit.xml; --redact drops host names and GPU UUIDs
   version
         print the version
 
@@ -131,6 +144,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		"topo":    cmdTopo,
 		"report":  cmdReport,
 		"diff":    cmdDiff,
+		"repro":   cmdRepro,
+		"ticket":  cmdTicket,
 		"version": cmdVersion,
 	}
 	name := args[0]

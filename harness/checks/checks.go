@@ -51,6 +51,11 @@ type Check struct {
 	Source string
 	// AppliesTo says which GPUs or pairs the check runs on.
 	AppliesTo string
+	// Reproducible says that `p2pconf repro` writes a standalone C
+	// reproducer of the check (harness/repro); NotReproducible is the
+	// reason where there can be none. Both come from the tables in repro.go.
+	Reproducible    bool
+	NotReproducible string
 }
 
 // AllowsScope reports whether the check may run with scope s.
@@ -78,6 +83,8 @@ var byID = func() map[string]*Check {
 	for i := range catalogue {
 		c := &catalogue[i]
 		c.Family, _, _ = strings.Cut(c.ID, ".")
+		c.Reproducible = reproducible[c.ID]
+		c.NotReproducible = notReproducible[c.ID]
 		m[c.ID] = c
 	}
 	return m

@@ -104,3 +104,19 @@ func TestTripleLabels(t *testing.T) {
 		}
 	}
 }
+
+func TestReproducibilityTablesNameCatalogueChecks(t *testing.T) {
+	for id := range reproducible {
+		if _, ok := Lookup(id); !ok {
+			t.Errorf("reproducible names %q, which is not in the catalogue", id)
+		}
+		if notReproducible[id] != "" {
+			t.Errorf("%s is both reproducible and not (%q)", id, notReproducible[id])
+		}
+	}
+	for id, why := range notReproducible {
+		if _, ok := Lookup(id); !ok || why == "" {
+			t.Errorf("notReproducible names %q (in the catalogue: %v) with reason %q", id, ok, why)
+		}
+	}
+}

@@ -25,14 +25,17 @@ func Document() string {
 		"- **Kind**: `conf` fails on any violation; `info` records an observation and fails only on a\n" +
 		"  harness error; `mutant` is an allowed-but-weak variant of a `conf` check that never fails the\n" +
 		"  run by itself and shows whether its sibling could have failed. The first kind is the default.\n" +
-		"- **Scope**: `1` runs on every GPU alone; `pair` once per ordered pair; `3` once per selected triple of GPUs (label `triple:A-B-C`, roles in that order).\n")
+		"- **Scope**: `1` runs on every GPU alone; `pair` once per ordered pair; `3` once per selected triple of GPUs (label `triple:A-B-C`, roles in that order).\n" +
+		"- **Reproducer**: `yes` where `p2pconf repro <ID> --gpu N | --pair A-B` writes a standalone C file\n" +
+		"  that makes the check's driver calls and exits 0 (conforms), 1 (violation) or 2 (cannot run here);\n" +
+		"  otherwise `no`, with the reason where the check cannot have one.\n")
 	family := ""
 	for _, c := range catalogue {
 		if c.Family != family {
 			family = c.Family
 			fmt.Fprintf(&b, "\n## %s\n\n", family)
-			b.WriteString("| ID | Kind | Scope | Requirement | Source | Applies to |\n")
-			b.WriteString("|---|---|---|---|---|---|\n")
+			b.WriteString("| ID | Kind | Scope | Requirement | Source | Applies to | Reproducer |\n")
+			b.WriteString("|---|---|---|---|---|---|---|\n")
 		}
 		kinds := make([]string, len(c.Kinds))
 		for i, k := range c.Kinds {
@@ -42,8 +45,15 @@ func Document() string {
 		for i, s := range c.Scopes {
 			scopes[i] = string(s)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", c.ID, strings.Join(kinds, ", "), strings.Join(scopes, ", "),
-			cell(c.Requirement), cell(c.Source), cell(c.AppliesTo))
+		repro := "no"
+		switch {
+		case c.Reproducible:
+			repro = "yes"
+		case c.NotReproducible != "":
+			repro = "no: " + c.NotReproducible
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.ID, strings.Join(kinds, ", "), strings.Join(scopes, ", "),
+			cell(c.Requirement), cell(c.Source), cell(c.AppliesTo), cell(repro))
 	}
 	return b.String()
 }

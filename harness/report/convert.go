@@ -82,6 +82,7 @@ func Convert(sys System, r SuiteReport, meta RunMeta) Document {
 		}
 	}
 	disambiguate(results)
+	setReproCommands(results)
 	applyPower(results)
 	sortResults(results)
 	start, end := timePtr(meta.Start), timePtr(meta.End)

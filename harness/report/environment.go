@@ -5,6 +5,8 @@ package report
 
 import (
 	"fmt"
+
+	"github.com/p2pconf/p2pconf/harness/checks"
 	"slices"
 	"sort"
 	"strings"
@@ -31,6 +33,44 @@ func RerunCommand(sys System, r Result) string {
 	}
 	return fmt.Sprintf("%sgo tool ginkgo --label-filter='id:%s' %s", prefix, r.Check, pkg)
 }
+
+// ReproCommand is the `p2pconf repro` command that writes the standalone
+// C reproducer of a failing conf result (on its GPU or pair, restricted to
+// its spec where the check has several there), or "" where there is none:
+// the result passed, is no conf result, or its check is not reproducible.
+func ReproCommand(r Result) string {
+	if r.Kind != string(checks.Conf) || (r.Status != StatusFail && r.Status != StatusTimeout) {
+		return ""
+	}
+	if c, ok := checks.Lookup(r.Check); !ok || !c.Reproducible {
+		return ""
+	}
+	var target string
+	switch {
+	case r.Src != nil && r.Dst != nil:
+		target = fmt.Sprintf("--pair %d-%d", *r.Src, *r.Dst)
+	case r.GPU != nil:
+		target = fmt.Sprintf("--gpu %d", *r.GPU)
+	default:
+		return ""
+	}
+	cmd := "p2pconf repro " + r.Check + " " + target
+	if r.Variant != "" {
+		cmd += " --variant '" + strings.ReplaceAll(r.Variant, "'", `'\''`) + "'"
+	}
+	return cmd
+}
+
+// setReproCommands fills Repro on every result that has a reproducer.
+func setReproCommands(results []Result) {
+	for i := range results {
+		results[i].Repro = ReproCommand(results[i])
+	}
+}
+
+// EnvironmentRows is the run's environment as the matrix shows it (label,
+// value), for documents made from a report such as a bug ticket.
+func EnvironmentRows(doc Document) [][2]string { return environment(doc) }
 
 // backendEnv is the environment that selects the backend a run used:
 // nothing for cuda (the default), P2PCONF_BACKEND=fake P2PCONF_FAKE=<preset>

@@ -125,6 +125,9 @@ func writeFailuresHTML(b *strings.Builder, v *view) {
 				fmt.Fprintf(b, "<br>at: <code>%s</code>", esc(r.Location))
 			}
 			fmt.Fprintf(b, "<br>rerun: <code>%s</code>", esc(RerunCommand(v.doc.System, r)))
+			if c := ReproCommand(r); c != "" {
+				fmt.Fprintf(b, "<br>reproducer: <code>%s</code> (standalone C, needs only the driver)", esc(c))
+			}
 			if r.Message != "" && r.Message != r.Reason {
 				fmt.Fprintf(b, "<details><summary>message</summary><pre>%s</pre></details>", esc(r.Message))
 			}

@@ -159,6 +159,9 @@ func writeFailuresMD(b *strings.Builder, v *view) {
 				fmt.Fprintf(b, "  - at: %s\n", r.Location)
 			}
 			fmt.Fprintf(b, "  - rerun: `%s`\n", RerunCommand(v.doc.System, r))
+			if c := ReproCommand(r); c != "" {
+				fmt.Fprintf(b, "  - reproducer: `%s`\n", c)
+			}
 		}
 		b.WriteString("\n")
 	}

@@ -143,6 +143,9 @@ type Result struct {
 	// Shard is the process of the schedule that ran the spec
 	// (Schedule.Rounds[].Processes[].Shard), empty without a schedule.
 	Shard string `json:"shard,omitempty"`
+	// Repro is, on a failing conf result of a reproducible check, the
+	// command that writes its standalone C reproducer (ReproCommand).
+	Repro string `json:"repro,omitempty"`
 }
 
 // Summary counts results by status.

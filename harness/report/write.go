@@ -112,6 +112,7 @@ func WriteMerged(dir string, doc Document) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	setReproCommands(doc.Results) // documents of an older version have none
 	if err := writeJSON(filepath.Join(dir, ConformanceFile), doc); err != nil {
 		return err
 	}

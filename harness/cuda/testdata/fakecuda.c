@@ -19,6 +19,71 @@
 //   FAKECUDA_PENDING_POLLS   after enqueuing work, stream and event queries
 //                            report NOT_READY this many times (default 0;
 //                            -1: never complete)
+//   FAKECUDA_FREE_MIB        free memory cuMemGetInfo reports (default 70 GiB)
+//   FAKECUDA_REALISTIC       if set, the P2P attributes and atomic masks are
+//                            plausible values instead of echoes (below)
+//   FAKECUDA_DEFECT          a comma list of misbehaviours for the standalone
+//                            reproducers' tests: peer-copy-corrupts (a peer
+//                            copy flips one byte in its middle),
+//                            atomic-masks-zero (NATIVE_ATOMIC_SUPPORTED=1
+//                            while every per-operation mask is 0),
+//                            copy-corrupts (so does cuMemcpyAsync),
+//                            peer-access-ignored (an enable succeeds but
+//                            grants nothing), enable-is-bidirectional,
+//                            disable-keeps-access, host-devptr-offset
+//                            (cuMemHostGetDevicePointer is 4 bytes off),
+//                            self-peer (cuDeviceCanAccessPeer(d, d) = 1),
+//                            uva-owner-wrong (DEVICE_ORDINAL is always 0),
+//                            elapsed-time-across-devices (cuEventElapsedTime
+//                            of two devices' events succeeds),
+//                            peer-copy-deferred (a peer copy reads its source
+//                            only when its stream is next queried: after the
+//                            event recorded behind it has completed),
+//                            event-complete-early (cuEventQuery succeeds
+//                            while the work before the event still waits),
+//                            vmm-create-any-size (cuMemCreate accepts a size
+//                            that is no multiple of the granularity),
+//                            fd-number-imports (importing a number that is no
+//                            open descriptor makes a new allocation),
+//                            ipc-event-flags-ignored (cuEventCreate and
+//                            cuIpcGetEventHandle accept any flags),
+//                            ipc-same-process-opens (with FAKECUDA_REALISTIC,
+//                            the exporting process may open its own handle),
+//                            vmm-access-before-set (cuMemMap grants the owner
+//                            read-write), vmm-grant-ignored (cuMemSetAccess
+//                            ignores every device but the owner),
+//                            vmm-read-only-writable (PROT_READ lets kernels
+//                            store), vmm-access-per-allocation (cuMemSetAccess
+//                            grants every mapping of the allocation),
+//                            vmm-import-private (an imported POSIX fd maps a
+//                            private copy: the importer's writes are lost),
+//                            vmm-release-frees (cuMemRelease of a mapped
+//                            allocation frees it under its mappings),
+//                            handoff-stale (hd_to_host sets its flag before the
+//                            data; hd_from_host reads the data before the flag),
+//                            ipc-import-private (with FAKECUDA_REALISTIC, an
+//                            opened IPC handle maps a private copy),
+//                            ipc-handle-unchecked (only the first 8 bytes of
+//                            an IPC handle are checked: a truncated one opens),
+//                            ipc-close-clobbers (an importer's close zeroes
+//                            the exporter's memory), ipc-exported-unfreeable
+//                            (cuMemFree of memory once exported fails)
+//
+// With FAKECUDA_REALISTIC, device memory is a memfd mapping and an IPC memory
+// handle names the exporter's process, device and descriptor, so another
+// process opens it (through /proc/<pid>/fd) and shares the memory.
+//
+// With FAKECUDA_REALISTIC, cuMemGetInfo's free memory also drops by the VMM
+// allocations and the shareable device memory this process holds.
+//
+// The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
+// and wait_released of kernels/ordering.ptx (its stream, and events recorded
+// behind it, stay NOT_READY until the host sets the flag) run on the host
+// when launched; hd_to_host and hd_from_host run in a thread of their own,
+// their stream busy until it ends, with the PTX's semantics; a kernel that
+// touches memory its context cannot reach (another device's without peer
+// access, or no allocation) leaves CUDA_ERROR_ILLEGAL_ADDRESS (700) on its
+// stream, as a fault would.
 //
 // Argument checks built in: cuDeviceGetP2PAttribute echoes its arguments,
 // cuIpcOpenMemHandle_v2 decodes and checks the by-value handle bytes, the
@@ -35,6 +100,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <time.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,6 +146,14 @@ static int env_int(const char *name, int def) {
 	return v && *v ? atoi(v) : def;
 }
 static int driver_version(void) { return env_int("FAKECUDA_DRIVER_VERSION", 13000); }
+static int defect(const char *name) {
+	const char *v = getenv("FAKECUDA_DEFECT");
+	if (!v) return 0;
+	size_t n = strlen(name);
+	for (const char *p = v; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == v || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
+	return 0;
+}
 static int ndev(void) {
 	int n = env_int("FAKECUDA_DEVICES", 2);
 	return n > MAXDEV ? MAXDEV : n;
@@ -122,6 +198,11 @@ static const char *err_name(CUresult r) {
 	case INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
 	case PEER_ACCESS_UNSUPPORTED: return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
 	case NOT_READY: return "CUDA_ERROR_NOT_READY";
+	case INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
+	case INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
+	case PEER_ACCESS_ALREADY_ENABLED: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
+	case PEER_ACCESS_NOT_ENABLED: return "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED";
+	case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
 	}
 	return NULL;
 }
@@ -155,7 +236,7 @@ static CUresult f_cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
 	switch (attr) {
 	case 16: *v = 132; break;
 	case 33: *v = 0x18 + 0x10 * d; break;
-	case 41: case 95: case 102: case 103: case 125: *v = 1; break;
+	case 19: case 41: case 95: case 102: case 103: case 125: *v = 1; break;
 	case 75: *v = 9; break;
 	case 76: case 86: case 128: *v = 0; break;
 	case 147: if (driver_version() < 13000) return INVALID_VALUE; *v = 0; break;
@@ -207,11 +288,32 @@ static CUresult f_cuCtxSetCurrent(struct ctx *c) {
 
 // ---- streams and events ---------------------------------------------------
 
-struct stream { int magic, pending; struct ctx *ctx; };
-struct event { int magic, pending, flags, recorded; struct ctx *ctx; };
+struct stream {
+	int magic, pending;
+	struct ctx *ctx;
+	int fault;
+	CUdeviceptr def_dst, def_src; // a deferred peer copy (peer-copy-deferred)
+	size_t def_n;
+	volatile uint32_t *wait_flag; // a wait_released kernel holds the stream
+	uint32_t *wait_status, polls;
+	int busy;                     // a handoff thread runs (atomic)
+};
+struct event { int magic, pending, flags, recorded; struct ctx *ctx; volatile uint32_t *wait_flag; };
 #define STREAM_MAGIC 0x5757
 #define EVENT_MAGIC 0x4545
-static struct stream null_stream = {STREAM_MAGIC, 0, NULL};
+static struct stream null_stream = {STREAM_MAGIC, 0, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0};
+
+// held says whether a wait_released kernel still holds s, ending it (with
+// status 1 "released") once the host has set the flag.
+static int held(struct stream *s) {
+	if (!s->wait_flag) return 0;
+	s->polls++;
+	if (*s->wait_flag == 0) return 1;
+	s->wait_status[0] = 1;
+	s->wait_status[1] = s->polls;
+	s->wait_flag = NULL;
+	return 0;
+}
 
 static struct stream *stream_of(struct stream *s) { return s ? s : &null_stream; }
 static void enqueue(struct stream *s) { stream_of(s)->pending = env_int("FAKECUDA_PENDING_POLLS", 0); }
@@ -239,14 +341,23 @@ static CUresult f_cuStreamDestroy_v2(struct stream *s) {
 	free(s);
 	return OK;
 }
+static void run_deferred(struct stream *s) {
+	if (s->def_n) memmove((void *)s->def_dst, (const void *)s->def_src, s->def_n);
+	s->def_n = 0;
+}
 static CUresult f_cuStreamQuery(struct stream *s) {
 	NEED_CTX();
 	if (stream_of(s)->magic != STREAM_MAGIC) return INVALID_HANDLE;
+	run_deferred(stream_of(s));
+	if (stream_of(s)->fault) return stream_of(s)->fault;
+	if (held(stream_of(s)) || __atomic_load_n(&stream_of(s)->busy, __ATOMIC_SEQ_CST)) return NOT_READY;
 	return poll_pending(&stream_of(s)->pending);
 }
 static CUresult f_cuStreamSynchronize(struct stream *s) {
 	NEED_CTX();
 	if (stream_of(s)->pending < 0) return LAUNCH_TIMEOUT; // would hang on a GPU
+	run_deferred(stream_of(s));
+	if (stream_of(s)->fault) return stream_of(s)->fault;
 	stream_of(s)->pending = 0;
 	return OK;
 }
@@ -258,7 +369,7 @@ static CUresult f_cuStreamWaitEvent(struct stream *s, struct event *e, unsigned 
 }
 static CUresult f_cuEventCreate(struct event **e, unsigned int flags) {
 	NEED_CTX();
-	if ((flags & 4) && !(flags & 2)) return INVALID_VALUE; // INTERPROCESS needs DISABLE_TIMING
+	if ((flags & 4) && !(flags & 2) && !defect("ipc-event-flags-ignored")) return INVALID_VALUE; // INTERPROCESS needs DISABLE_TIMING
 	*e = calloc(1, sizeof **e);
 	(*e)->magic = EVENT_MAGIC;
 	(*e)->flags = (int)flags;
@@ -270,11 +381,13 @@ static CUresult f_cuEventRecord(struct event *e, struct stream *s) {
 	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
 	e->recorded = 1;
 	e->pending = stream_of(s)->pending;
+	e->wait_flag = stream_of(s)->wait_flag;
 	return OK;
 }
 static CUresult f_cuEventQuery(struct event *e) {
 	NEED_CTX();
 	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
+	if (e->wait_flag && *e->wait_flag == 0 && !defect("event-complete-early")) return NOT_READY;
 	return poll_pending(&e->pending);
 }
 static CUresult f_cuEventSynchronize(struct event *e) {
@@ -287,7 +400,8 @@ static CUresult f_cuEventSynchronize(struct event *e) {
 static CUresult f_cuEventElapsedTime(float *ms, struct event *a, struct event *b) {
 	NEED_CTX();
 	if (!a || !b || a->magic != EVENT_MAGIC || b->magic != EVENT_MAGIC) return INVALID_HANDLE;
-	if (!a->recorded || !b->recorded || (a->flags & 2) || (b->flags & 2) || a->ctx != b->ctx) return INVALID_HANDLE;
+	if (!a->recorded || !b->recorded || (a->flags & 2) || (b->flags & 2)) return INVALID_HANDLE;
+	if (a->ctx != b->ctx && !defect("elapsed-time-across-devices")) return INVALID_HANDLE;
 	if (a->pending || b->pending) return NOT_READY;
 	*ms = 1.5f;
 	return OK;
@@ -307,7 +421,7 @@ static CUresult f_cuEventDestroy_v2(struct event *e) {
 // ---- memory ---------------------------------------------------------------
 
 enum { KIND_DEVICE = 1, KIND_HOST = 2 };
-struct alloc { char *base; size_t size; int kind, dev, flags, ipc_open; };
+struct alloc { char *base; size_t size; int kind, dev, flags, ipc_open, fd, imported; };
 static struct alloc allocs[MAXOBJ];
 
 static struct alloc *find_alloc(CUdeviceptr p) {
@@ -322,7 +436,16 @@ static struct alloc *new_alloc(size_t n, int kind, int flags) {
 	for (int i = 0; i < MAXOBJ && !a; i++)
 		if (!allocs[i].base) a = &allocs[i];
 	if (a) {
-		a->base = calloc(1, n ? n : 1);
+		a->fd = -1;
+		a->imported = 0;
+		if (kind == KIND_DEVICE && getenv("FAKECUDA_REALISTIC")) { // shareable, for IPC
+			a->fd = memfd_create("fakecuda-dev", 0);
+			void *m = a->fd >= 0 && ftruncate(a->fd, (off_t)(n ? n : 1)) == 0
+				? mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0) : MAP_FAILED;
+			a->base = m == MAP_FAILED ? NULL : m;
+		} else {
+			a->base = calloc(1, n ? n : 1);
+		}
 		a->size = n;
 		a->kind = kind;
 		a->dev = current->dev;
@@ -336,8 +459,14 @@ static CUresult free_alloc(void *p, int kind) {
 	pthread_mutex_lock(&mu);
 	struct alloc *a = find_alloc((CUdeviceptr)p);
 	CUresult r = INVALID_VALUE;
+	if (a && a->base == p && a->kind == kind && (a->flags & 0x100) && defect("ipc-exported-unfreeable")) a = NULL;
 	if (a && a->base == p && a->kind == kind) {
-		free(a->base);
+		if (a->fd >= 0) {
+			munmap(a->base, a->size ? a->size : 1);
+			close(a->fd);
+		} else {
+			free(a->base);
+		}
 		a->base = NULL;
 		r = OK;
 	}
@@ -345,9 +474,11 @@ static CUresult free_alloc(void *p, int kind) {
 	return r;
 }
 
+static size_t vmm_held(void);
 static CUresult f_cuMemGetInfo_v2(size_t *free_, size_t *total) {
 	NEED_CTX();
-	*free_ = (size_t)70 << 30;
+	*free_ = (size_t)env_int("FAKECUDA_FREE_MIB", 70 << 10) << 20;
+	if (getenv("FAKECUDA_REALISTIC")) *free_ -= vmm_held();
 	*total = (size_t)(80 + current->dev) << 30;
 	return OK;
 }
@@ -377,7 +508,7 @@ static CUresult f_cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned
 	NEED_CTX();
 	struct alloc *a = find_alloc((CUdeviceptr)p);
 	if (flags != 0 || !a || a->kind != KIND_HOST || !(a->flags & 2)) return INVALID_VALUE;
-	*d = (CUdeviceptr)p;
+	*d = (CUdeviceptr)p + (defect("host-devptr-offset") ? 4 : 0);
 	return OK;
 }
 static CUresult f_cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
@@ -403,6 +534,7 @@ static CUresult f_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 }
 static CUresult f_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, struct stream *s) {
 	CUresult r = f_cuMemcpy(dst, src, n);
+	if (r == OK && n > 0 && defect("copy-corrupts")) ((unsigned char *)dst)[n / 2] ^= 0x01;
 	if (r == OK) enqueue(s);
 	return r;
 }
@@ -414,14 +546,26 @@ static CUresult f_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, s
 static CUresult f_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, struct stream *s) {
 	return f_cuMemcpyAsync((CUdeviceptr)h, d, n, s);
 }
+static void corrupt_peer_copy(CUdeviceptr dst, size_t n) {
+	if (n > 0 && defect("peer-copy-corrupts")) ((unsigned char *)dst)[n / 2] ^= 0x01;
+}
 static CUresult f_cuMemcpyPeer(CUdeviceptr dst, struct ctx *dc, CUdeviceptr src, struct ctx *sc, size_t n) {
 	if (!dc || !sc) return INVALID_CONTEXT;
-	return f_cuMemcpy(dst, src, n);
+	CUresult r = f_cuMemcpy(dst, src, n);
+	if (r == OK) corrupt_peer_copy(dst, n);
+	return r;
 }
 static CUresult f_cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dc, CUdeviceptr src, struct ctx *sc, size_t n,
 		struct stream *s) {
 	if (!dc || !sc) return INVALID_CONTEXT;
-	return f_cuMemcpyAsync(dst, src, n, s);
+	if (defect("peer-copy-deferred")) {
+		NEED_CTX();
+		stream_of(s)->def_dst = dst, stream_of(s)->def_src = src, stream_of(s)->def_n = n;
+		return OK;
+	}
+	CUresult r = f_cuMemcpyAsync(dst, src, n, s);
+	if (r == OK) corrupt_peer_copy(dst, n);
+	return r;
 }
 
 static CUresult f_cuPointerGetAttribute(void *data, int attr, CUdeviceptr p) {
@@ -431,7 +575,7 @@ static CUresult f_cuPointerGetAttribute(void *data, int attr, CUdeviceptr p) {
 	switch (attr) {
 	case 1: *(struct ctx **)data = &ctxs[a->dev]; break;
 	case 2: *(unsigned int *)data = a->kind == KIND_DEVICE ? 2 : 1; break;
-	case 9: *(int *)data = a->dev; break;
+	case 9: *(int *)data = defect("uva-owner-wrong") ? 0 : a->dev; break;
 	case 10: *(unsigned char *)data = a->kind == KIND_DEVICE; break; // C bool: one byte
 	case 11: *(void **)data = a->base; break;
 	case 12: *(size_t *)data = a->size; break;
@@ -447,7 +591,7 @@ static int can_access(CUdevice a, CUdevice b) { return a != b && !getenv("FAKECU
 static CUresult f_cuDeviceCanAccessPeer(int *v, CUdevice a, CUdevice b) {
 	NEED_INIT();
 	if (bad_dev(a) || bad_dev(b)) return INVALID_DEVICE;
-	*v = can_access(a, b);
+	*v = can_access(a, b) || (a == b && defect("self-peer"));
 	return OK;
 }
 static CUresult f_cuCtxEnablePeerAccess(struct ctx *peer, unsigned int flags) {
@@ -456,20 +600,28 @@ static CUresult f_cuCtxEnablePeerAccess(struct ctx *peer, unsigned int flags) {
 	if (!peer || peer < ctxs || peer >= ctxs + MAXDEV || !peer->retained) return INVALID_CONTEXT;
 	if (!can_access(current->dev, peer->dev)) return PEER_ACCESS_UNSUPPORTED; // also for peer == current (observed)
 	if (current->peer[peer->dev]) return PEER_ACCESS_ALREADY_ENABLED;
-	current->peer[peer->dev] = 1;
+	if (!defect("peer-access-ignored")) current->peer[peer->dev] = 1;
+	if (defect("enable-is-bidirectional")) peer->peer[current->dev] = 1;
 	return OK;
 }
 static CUresult f_cuCtxDisablePeerAccess(struct ctx *peer) {
 	NEED_CTX();
 	if (!peer || peer < ctxs || peer >= ctxs + MAXDEV) return INVALID_CONTEXT;
 	if (!current->peer[peer->dev]) return PEER_ACCESS_NOT_ENABLED;
-	current->peer[peer->dev] = 0;
+	if (!defect("disable-keeps-access")) current->peer[peer->dev] = 0;
 	return OK;
 }
 static CUresult f_cuDeviceGetP2PAttribute(int *v, int attr, CUdevice src, CUdevice dst) {
 	NEED_INIT();
 	if (bad_dev(src) || bad_dev(dst) || src == dst) return INVALID_DEVICE;
 	if (!v || attr < 1 || attr > (driver_version() >= 13000 ? 5 : 4)) return INVALID_VALUE;
+	if (getenv("FAKECUDA_REALISTIC")) {
+		int can = can_access(src, dst);
+		// PERFORMANCE_RANK, ACCESS_SUPPORTED, NATIVE_ATOMIC, CUDA_ARRAY, ONLY_PARTIAL
+		int vals[6] = {0, 0, can, can, can, 0};
+		*v = vals[attr];
+		return OK;
+	}
 	*v = attr * 10000 + src * 100 + dst;
 	return OK;
 }
@@ -481,6 +633,8 @@ static CUresult f_cuDeviceGetP2PAtomicCapabilities(unsigned int *caps, const int
 	for (unsigned int i = 0; i < n; i++) {
 		if (ops[i] < 0 || ops[i] >= 13) return INVALID_VALUE;
 		caps[i] = (unsigned int)(ops[i] + 1) | (unsigned int)src << 8 | (unsigned int)dst << 12;
+		if (getenv("FAKECUDA_REALISTIC")) // every type of every operation: signed, unsigned, scalar 32 and 64
+			caps[i] = can_access(src, dst) && !defect("atomic-masks-zero") ? 0x1 | 0x2 | 0x8 | 0x10 : 0;
 	}
 	return OK;
 }
@@ -507,12 +661,17 @@ static int decode(const char *h, uint64_t *v) {
 	for (int i = 0; i < 8; i++) *v |= (uint64_t)((unsigned char)h[i] ^ (unsigned)(i * 7 + 3)) << (i * 8);
 	char check[64];
 	encode(check, *v);
-	return memcmp(check, h, 64) == 0;
+	return memcmp(check, h, defect("ipc-handle-unchecked") ? 8 : 64) == 0;
 }
 static CUresult f_cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
 	NEED_CTX();
 	struct alloc *a = find_alloc(p);
-	if (!a || a->kind != KIND_DEVICE || (CUdeviceptr)a->base != p) return INVALID_VALUE;
+	if (!a || a->kind != KIND_DEVICE || (CUdeviceptr)a->base != p || a->imported) return INVALID_VALUE;
+	if (a->fd >= 0) { // realistic: process, device and descriptor
+		a->flags |= 0x100; // exported
+		encode(h->reserved, 0xc0de000000000000ull | (uint64_t)getpid() << 24 | (uint64_t)a->dev << 16 | (uint64_t)a->fd);
+		return OK;
+	}
 	encode(h->reserved, p);
 	return OK;
 }
@@ -521,8 +680,40 @@ static CUresult f_cuIpcOpenMemHandle_v2(CUdeviceptr *p, CUipcMemHandle h, unsign
 	uint64_t v;
 	if (!decode(h.reserved, &v)) return INVALID_HANDLE;
 	if (flags != 1) return INVALID_VALUE;
+	if ((v >> 48) == 0xc0de) { // a realistic handle: open the exporter's memory
+		pid_t pid = (pid_t)((v >> 24) & 0xffffff);
+		int dev = (int)((v >> 16) & 0xff), fd = (int)(v & 0xffff);
+		if (pid == getpid() && !defect("ipc-same-process-opens")) return INVALID_CONTEXT;
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+		int f = open(path, O_RDWR);
+		struct stat st;
+		if (f < 0 || fstat(f, &st) != 0) return INVALID_HANDLE;
+		if (defect("ipc-import-private")) { // a copy, not the memory
+			int c = memfd_create("fakecuda-ipc-copy", 0);
+			void *src = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, f, 0);
+			if (c < 0 || src == MAP_FAILED || ftruncate(c, st.st_size) != 0 || write(c, src, (size_t)st.st_size) != st.st_size) return 2;
+			munmap(src, (size_t)st.st_size);
+			close(f);
+			f = c;
+		}
+		pthread_mutex_lock(&mu);
+		struct alloc *a = NULL;
+		for (int i = 0; i < MAXOBJ && !a; i++)
+			if (!allocs[i].base) a = &allocs[i];
+		void *m = a ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0) : MAP_FAILED;
+		if (m != MAP_FAILED) *a = (struct alloc){m, (size_t)st.st_size, KIND_DEVICE, dev, 0, 1, f, 1};
+		pthread_mutex_unlock(&mu);
+		if (m == MAP_FAILED) return 2;
+		current->peer[dev] = 1; // CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
+		*p = (CUdeviceptr)m;
+		return OK;
+	}
 	struct alloc *a = find_alloc(v);
 	if (!a) return INVALID_HANDLE;
+	// A real driver refuses the exporting process (observed: 201); the
+	// binding's tests open their own handles, so only the realistic mode does.
+	if (getenv("FAKECUDA_REALISTIC") && !defect("ipc-same-process-opens")) return INVALID_CONTEXT;
 	a->ipc_open++;
 	*p = v;
 	return OK;
@@ -535,13 +726,24 @@ static CUresult f_cuIpcCloseMemHandle(CUdeviceptr p) {
 	NEED_CTX();
 	struct alloc *a = find_alloc(p);
 	if (!a || a->ipc_open == 0) return INVALID_VALUE;
+	if (a->imported) { // unmap: the exporter's memory stays
+		if (defect("ipc-close-clobbers")) memset(a->base, 0, a->size);
+		munmap(a->base, a->size);
+		close(a->fd);
+		a->base = NULL;
+		return OK;
+	}
 	a->ipc_open--;
 	return OK;
 }
 static CUresult f_cuIpcGetEventHandle(CUipcEventHandle *h, struct event *e) {
 	NEED_CTX();
 	if (!e || e->magic != EVENT_MAGIC) return INVALID_HANDLE;
-	if (!(e->flags & 4)) return INVALID_VALUE;
+	if (!(e->flags & 4) && !defect("ipc-event-flags-ignored")) return INVALID_VALUE;
+	if (getenv("FAKECUDA_REALISTIC")) { // names the process: another one opens an event of its own
+		encode(h->reserved, 0xe7e0000000000000ull | (uint64_t)getpid());
+		return OK;
+	}
 	encode(h->reserved, (uint64_t)(uintptr_t)e);
 	return OK;
 }
@@ -549,6 +751,15 @@ static CUresult f_cuIpcOpenEventHandle(struct event **e, CUipcEventHandle h) {
 	NEED_CTX();
 	uint64_t v;
 	if (!decode(h.reserved, &v)) return INVALID_HANDLE;
+	if ((v >> 48) == 0xe7e0) { // work completes when queued here, so a local event will do
+		if ((pid_t)(v & 0xffffff) == getpid()) return INVALID_CONTEXT;
+		*e = calloc(1, sizeof **e);
+		(*e)->magic = EVENT_MAGIC;
+		(*e)->flags = 4 | 2;
+		(*e)->recorded = 1;
+		(*e)->ctx = current;
+		return OK;
+	}
 	*e = (struct event *)(uintptr_t)v;
 	return OK;
 }
@@ -558,6 +769,16 @@ static CUresult f_cuIpcOpenEventHandle(struct event **e, CUipcEventHandle h) {
 struct handle { int fd, refs, dev, types; size_t size; };
 struct mapping { char *base; size_t size; int handle; unsigned char access[MAXDEV]; };
 static struct handle handles[MAXOBJ];     // index+1 is the CUmemGenericAllocationHandle
+
+// vmm_held is the memory of the VMM allocations this process still holds.
+static size_t vmm_held(void) {
+	size_t n = 0;
+	for (int i = 0; i < MAXOBJ; i++) {
+		if (handles[i].refs > 0) n += handles[i].size;
+		if (allocs[i].base && allocs[i].fd >= 0 && !allocs[i].imported) n += allocs[i].size;
+	}
+	return n;
+}
 static struct mapping mappings[MAXOBJ];
 
 static int bad_prop(const CUmemAllocationProp *p) {
@@ -586,7 +807,7 @@ static CUresult f_cuMemGetAllocationGranularity(size_t *g, const CUmemAllocation
 static CUresult f_cuMemCreate(CUmemGenericAllocationHandle *h, size_t n, const CUmemAllocationProp *p,
 		unsigned long long flags) {
 	NEED_CTX();
-	if (bad_prop(p) || flags != 0 || n == 0 || n % GRAN) return INVALID_VALUE;
+	if (bad_prop(p) || flags != 0 || n == 0 || (n % GRAN && !defect("vmm-create-any-size"))) return INVALID_VALUE;
 	int fd = memfd_create("fakecuda-vmm", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)n) != 0) return 2;
 	*h = new_handle(fd, n, p->location.id, p->requestedHandleTypes);
@@ -596,6 +817,12 @@ static CUresult f_cuMemRelease(CUmemGenericAllocationHandle h) {
 	NEED_CTX();
 	struct handle *hd = handle_of(h);
 	if (!hd) return INVALID_VALUE;
+	if (defect("vmm-release-frees"))
+		for (int i = 0; i < MAXOBJ; i++)
+			if (mappings[i].base && mappings[i].handle == (int)h) { // the pages go; the range stays mapped
+				mmap(mappings[i].base, mappings[i].size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+				hd->refs--;
+			}
 	if (--hd->refs == 0) close(hd->fd);
 	return OK;
 }
@@ -627,6 +854,11 @@ static CUresult f_cuMemMap(CUdeviceptr p, size_t n, size_t off, CUmemGenericAllo
 		if (!mappings[i].base) {
 			if (mmap((void *)p, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, hd->fd, 0) == MAP_FAILED) return 205;
 			mappings[i] = (struct mapping){(char *)p, n, (int)h, {0}};
+			if (defect("vmm-access-before-set")) mappings[i].access[hd->dev] = 3;
+			if (defect("vmm-access-per-allocation"))
+				for (int j = 0; j < MAXOBJ; j++)
+					if (j != i && mappings[j].base && mappings[j].handle == (int)h)
+						memcpy(mappings[i].access, mappings[j].access, sizeof mappings[i].access);
 			hd->refs++; // a mapping keeps the memory alive
 			return OK;
 		}
@@ -650,7 +882,14 @@ static CUresult f_cuMemSetAccess(CUdeviceptr p, size_t n, const CUmemAccessDesc 
 		if (d[i].location.type != 1 || bad_dev(d[i].location.id)) return INVALID_DEVICE;
 		if (d[i].flags != 0 && d[i].flags != 1 && d[i].flags != 3) return INVALID_VALUE;
 	}
-	for (size_t i = 0; i < count; i++) m->access[d[i].location.id] = (unsigned char)d[i].flags;
+	for (size_t i = 0; i < count; i++) {
+		struct handle *hd = handle_of((CUmemGenericAllocationHandle)m->handle);
+		if (defect("vmm-grant-ignored") && hd && d[i].location.id != hd->dev) continue;
+		m->access[d[i].location.id] = (unsigned char)d[i].flags;
+		if (defect("vmm-access-per-allocation"))
+			for (int j = 0; j < MAXOBJ; j++)
+				if (mappings[j].base && mappings[j].handle == m->handle) mappings[j].access[d[i].location.id] = (unsigned char)d[i].flags;
+	}
 	return OK;
 }
 static CUresult f_cuMemGetAccess(unsigned long long *flags, const CUmemLocation *loc, CUdeviceptr p) {
@@ -680,8 +919,23 @@ static CUresult f_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
 	if (type == 1) {
 		int fd = (int)(uintptr_t)os;
 		struct stat st;
+		if (fstat(fd, &st) != 0 && defect("fd-number-imports")) {
+			int f = memfd_create("fakecuda-vmm", MFD_CLOEXEC);
+			if (f < 0 || ftruncate(f, GRAN) != 0) return 2;
+			*h = new_handle(f, GRAN, 0, 1);
+			return *h ? OK : 2;
+		}
 		if (fstat(fd, &st) != 0) return UNKNOWN; // observed for a number that is no open fd
-		*h = new_handle(dup(fd), (size_t)st.st_size, 0, 1);
+		int mine = dup(fd);
+		if (defect("vmm-import-private")) { // a copy of the contents, not the memory
+			int f = memfd_create("fakecuda-vmm-copy", MFD_CLOEXEC);
+			void *src = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+			if (f < 0 || src == MAP_FAILED || ftruncate(f, st.st_size) != 0 || write(f, src, (size_t)st.st_size) != st.st_size) return 2;
+			munmap(src, (size_t)st.st_size);
+			close(mine);
+			mine = f;
+		}
+		*h = new_handle(mine, (size_t)st.st_size, 0, 1);
 		return *h ? OK : 2;
 	}
 	if (type == 8) {
@@ -757,6 +1011,142 @@ static CUresult f_cuModuleUnload(struct module *m) {
 	return OK;
 }
 
+// reachable says whether a kernel of the current context may touch n bytes
+// at p: its own device memory, a peer's with peer access enabled, pinned
+// host memory.
+static int reachable_for(uint64_t p, uint64_t n, int write) {
+	struct mapping *m = find_mapping((CUdeviceptr)p);
+	if (m) // VMM: what cuMemSetAccess granted this device
+		return (char *)(uintptr_t)p + n <= m->base + m->size &&
+			(m->access[current->dev] & (write && !defect("vmm-read-only-writable") ? 2 : 1));
+	struct alloc *a = find_alloc((CUdeviceptr)p);
+	if (!a || (char *)(uintptr_t)p + n > a->base + a->size) return 0;
+	return a->kind == KIND_HOST || a->dev == current->dev || current->peer[a->dev];
+}
+static int reachable(uint64_t p, uint64_t n) { return reachable_for(p, n, 1); }
+static int readable(uint64_t p, uint64_t n) { return reachable_for(p, n, 0); }
+static uint32_t pattern_word(uint32_t seed, uint64_t i) {
+	uint32_t x = (uint32_t)i * 0x9E3779B9u ^ (uint32_t)(i >> 32) * 0x85EBCA6Bu ^ seed;
+	x ^= x >> 16;
+	x *= 0x7FEB352Du;
+	x ^= x >> 15;
+	x *= 0x846CA68Bu;
+	x ^= x >> 16;
+	if (x == 0 || x == 0xDEADBEEFu) x ^= 1;
+	return x;
+}
+#define ARG(i, T) (*(T *)params[i])
+
+// A host-handoff kernel (hd_to_host, hd_from_host) as a thread.
+struct handoff { int to_host; uint32_t *data, *flag, *ack, words, rounds, *status; uint64_t timeout_ns; struct stream *s; };
+static uint32_t flag_word(uint32_t seed, uint32_t i) { return i * 0x9E3779B1u ^ seed * 0x85EBCA6Bu; }
+static int wait_at_least(uint32_t *w, uint32_t r, uint64_t timeout_ns) {
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < r) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t.tv_nsec - t0.tv_nsec) > timeout_ns) return 0;
+		sched_yield();
+	}
+	return 1;
+}
+static void *run_handoff(void *arg) {
+	struct handoff *h = arg;
+	uint32_t stale = 0, first = 0, r;
+	int stale_defect = defect("handoff-stale");
+	for (r = 1; r <= h->rounds; r++) {
+		if (h->to_host) {
+			if (stale_defect) __atomic_store_n(h->flag, r, __ATOMIC_RELEASE), usleep(50);
+			for (uint32_t j = 0; j < h->words; j++) __atomic_store_n(&h->data[j], flag_word(r, j), __ATOMIC_RELAXED);
+			if (!stale_defect) __atomic_store_n(h->flag, r, __ATOMIC_RELEASE);
+			if (!wait_at_least(h->ack, r, h->timeout_ns)) break;
+		} else {
+			uint32_t seen[256];
+			if (stale_defect)
+				for (uint32_t j = 0; j < h->words && j < 256; j++) seen[j] = __atomic_load_n(&h->data[j], __ATOMIC_RELAXED);
+			if (!wait_at_least(h->flag, r, h->timeout_ns)) break;
+			for (uint32_t j = 0; j < h->words && j < 256; j++) {
+				if (!stale_defect) seen[j] = __atomic_load_n(&h->data[j], __ATOMIC_RELAXED);
+				if (seen[j] != flag_word(r, j)) {
+					stale++;
+					if (!first) first = r;
+				}
+			}
+			__atomic_store_n(h->ack, r, __ATOMIC_RELEASE);
+		}
+	}
+	h->status[0] = r > h->rounds ? 1 : 2; // HandoffDone, HandoffTimedOut
+	h->status[1] = r > h->rounds ? h->rounds : r;
+	if (!h->to_host) h->status[2] = stale, h->status[3] = first;
+	__atomic_store_n(&h->s->busy, 0, __ATOMIC_SEQ_CST);
+	free(h);
+	return NULL;
+}
+// run_basic_kernel runs a kernel of kernels/basic.ptx on the host; a fault
+// is left on the stream. It returns 0 for any other kernel.
+static int run_basic_kernel(const char *name, void **params, struct stream *s) {
+	if (strcmp(name, "empty") == 0) return 1;
+	if (!params) return 0;
+	if (strcmp(name, "fill") == 0) {
+		uint64_t dst = ARG(0, uint64_t), n = ARG(1, uint64_t);
+		uint32_t seed = ARG(2, uint32_t);
+		if (!reachable(dst, 4 * n)) { s->fault = 700; return 1; }
+		for (uint64_t i = 0; i < n; i++) ((uint32_t *)(uintptr_t)dst)[i] = pattern_word(seed, i);
+		return 1;
+	}
+	if (strcmp(name, "verify") == 0) {
+		uint64_t src = ARG(0, uint64_t), n = ARG(1, uint64_t), res = ARG(3, uint64_t);
+		uint32_t seed = ARG(2, uint32_t), *r = (uint32_t *)(uintptr_t)res;
+		if (!readable(src, 4 * n) || !reachable(res, 8)) { s->fault = 700; return 1; }
+		for (uint64_t i = 0; i < n; i++)
+			if (((uint32_t *)(uintptr_t)src)[i] != pattern_word(seed, i)) {
+				r[0]++;
+				if (i < r[1]) r[1] = i < 0xFFFFFFFFu ? (uint32_t)i : 0xFFFFFFFEu;
+			}
+		return 1;
+	}
+	if (strcmp(name, "transform") == 0) {
+		uint64_t dst = ARG(0, uint64_t), src = ARG(1, uint64_t), n = ARG(2, uint64_t);
+		uint32_t add = ARG(3, uint32_t);
+		if (!reachable(dst, 4 * n) || !readable(src, 4 * n)) { s->fault = 700; return 1; }
+		for (uint64_t i = 0; i < n; i++) ((uint32_t *)(uintptr_t)dst)[i] = ((uint32_t *)(uintptr_t)src)[i] + add;
+		return 1;
+	}
+	if (strcmp(name, "hd_to_host") == 0 || strcmp(name, "hd_from_host") == 0) {
+		struct handoff *h = calloc(1, sizeof *h);
+		h->to_host = name[3] == 't';
+		h->data = (uint32_t *)(uintptr_t)ARG(0, uint64_t);
+		h->flag = (uint32_t *)(uintptr_t)ARG(1, uint64_t);
+		h->ack = (uint32_t *)(uintptr_t)ARG(2, uint64_t);
+		h->words = ARG(3, uint32_t);
+		h->rounds = ARG(4, uint32_t);
+		h->status = (uint32_t *)(uintptr_t)ARG(5, uint64_t);
+		h->timeout_ns = ARG(6, uint64_t);
+		h->s = s;
+		if (!reachable((uint64_t)(uintptr_t)h->data, 4 * h->words) || !reachable(ARG(5, uint64_t), 16)) { free(h); s->fault = 700; return 1; }
+		pthread_t t;
+		__atomic_store_n(&s->busy, 1, __ATOMIC_SEQ_CST);
+		pthread_create(&t, NULL, run_handoff, h);
+		pthread_detach(t);
+		return 1;
+	}
+	if (strcmp(name, "wait_released") == 0) {
+		uint64_t flag = ARG(0, uint64_t), status = ARG(2, uint64_t);
+		if (!reachable(flag, 4) || !reachable(status, 8)) { s->fault = 700; return 1; }
+		s->wait_flag = (volatile uint32_t *)(uintptr_t)flag;
+		s->wait_status = (uint32_t *)(uintptr_t)status;
+		s->polls = 0;
+		return 1;
+	}
+	if (strcmp(name, "delay") == 0) {
+		uint64_t status = ARG(1, uint64_t);
+		if (!reachable(status, 4)) { s->fault = 700; return 1; }
+		*(uint32_t *)(uintptr_t)status = 1;
+		return 1;
+	}
+	return 0;
+}
+
 // p2pc_fake_echo(u64 out, u32 a, u64 b, f32 c, u16 d) writes, at out:
 // a @0, b @8, c @16, d @20, grid @24/28/32, block @36/40/44, shmem @48,
 // stream @56, kind @64 (1 normal, 2 cooperative).
@@ -766,7 +1156,9 @@ static CUresult launch(int kind, struct function *f, unsigned gx, unsigned gy, u
 	if (!f || f->magic != FUNCTION_MAGIC || extra) return INVALID_VALUE;
 	if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || bx * by * bz > 1024) return INVALID_VALUE;
 	logf_("launch %s %u %u %u %u %u %u %u", f->name, gx, gy, gz, bx, by, bz, shmem);
-	if (strcmp(f->name, "p2pc_fake_echo") == 0) {
+	if (run_basic_kernel(f->name, params, stream_of(s))) {
+		// ran on the host (kernels/basic.ptx)
+	} else if (strcmp(f->name, "p2pc_fake_echo") == 0) {
 		if (!params) return INVALID_VALUE;
 		char *out = (char *)(uintptr_t)*(uint64_t *)params[0];
 		if (!find_alloc((CUdeviceptr)out)) return 700; // ILLEGAL_ADDRESS, as a real kernel would

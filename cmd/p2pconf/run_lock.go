@@ -22,9 +22,12 @@ import (
 // P2PCONF_LOCK_DIR asks for it, as the suites do: the fake's GPUs are not
 // the machine's.
 func holdGPUs(stderr io.Writer) (release func(), err error) {
-	m, err := machine.Open()
+	m, err := machine.OpenNew()
 	if err != nil {
-		return nil, fmt.Errorf("opening the machine to lock its GPUs: %w", err)
+		// Nothing to lock: every suite process opens the machine itself
+		// and fails its setup with the same error, which the report shows.
+		fmt.Fprintf(stderr, "p2pconf run: not locking the GPUs: %v\n", firstLine(err.Error()))
+		return func() {}, nil
 	}
 	defer func() { _ = m.Backend.Close() }()
 	if strings.HasPrefix(m.Backend.Name(), "fake") && os.Getenv(gpulock.EnvDir) == "" {
@@ -58,4 +61,9 @@ func holdGPUs(stderr io.Writer) (release func(), err error) {
 		}
 		l.Release()
 	}, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -120,6 +120,12 @@ func Open() (*Machine, error) {
 	return opened, openErr
 }
 
+// OpenNew opens the machine as Open does, but a fresh one that Open does not
+// keep: for a command that needs the machine for a moment (p2pconf run
+// reads the GPUs it locks) and must leave Open's machine to whoever opens it
+// next in the same process. The caller closes its backend.
+func OpenNew() (*Machine, error) { return open() }
+
 // Current returns the machine Open opened, or nil before it has.
 func Current() *Machine { return opened }
 

@@ -59,6 +59,11 @@ type Backend struct {
 	unmapMu   sync.Mutex
 	unmaps    []func()
 	remoteRMW atomic.Uint64 // counts RMWs for the lose-updates defects
+	// health is what NVML reports about the GPUs' health (health.go).
+	health *healthState
+	// peerRates caches the modelled rate of copies between two GPUs
+	// (timing.go), by [src][dst].
+	peerRates sync.Map
 }
 
 type device struct {

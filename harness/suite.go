@@ -51,6 +51,9 @@ func RunSuite(t *testing.T, suite string) {
 		t.Fatalf("p2pconf %s: the suite's specs break the catalogue rules:\n  %s", suite, strings.Join(probs, "\n  "))
 	}
 	registerReporting(suite, m)
+	watch := startHealthWatch(m)
+	defer watch.stop()
+	registerHealthHooks()
 	RunSpecs(t, fmt.Sprintf("%s [%s]", suite, m.Backend.Name()))
 }
 

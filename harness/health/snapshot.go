@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/p2pconf/p2pconf/harness/topology"
 )
 
 // Reading is one counter as NVML answered it.
@@ -255,12 +257,23 @@ func Diff(before, after Snapshot) []Increase {
 	return out
 }
 
-// LinkOnly keeps the increases of NVLink and PCIe link counters (what
-// health.link-errors judges), dropping memory ones.
-func LinkOnly(incs []Increase) []Increase {
+// PairIncreases keeps the increases that concern the pair of s's GPU and
+// the GPU at peer (a PCI bus ID): the PCIe replay counter, and the error
+// counters of s's links whose far end is the peer or an NVSwitch.
+func PairIncreases(incs []Increase, s Snapshot, peer string) []Increase {
+	want, _ := topology.ParsePCIBusID(peer)
+	onPath := map[string]bool{"pcie replay": true}
+	for _, l := range s.Links {
+		got, err := topology.ParsePCIBusID(l.Remote)
+		if l.ToSwitch || (err == nil && got == want) {
+			for name := range l.Errors {
+				onPath[fmt.Sprintf("link %d %s", l.Index, name)] = true
+			}
+		}
+	}
 	var out []Increase
 	for _, i := range incs {
-		if len(i.Counter) > 5 && (i.Counter[:5] == "link " || i.Counter == "pcie replay") {
+		if onPath[i.Counter] {
 			out = append(out, i)
 		}
 	}

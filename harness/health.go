@@ -6,6 +6,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -70,9 +71,31 @@ func startHealthWatch(m *Machine) *healthWatch {
 	return w
 }
 
-func (w *healthWatch) stop() {
+// stop ends the watch and prints what the suite's whole window saw on
+// out: the critical events, and the counters that grew from the suite's
+// start snapshot to one taken now. Nothing when all was quiet.
+func (w *healthWatch) stop(suite string, out io.Writer) {
+	var lines []string
 	if w.watcher != nil {
 		w.watcher.Stop()
+		if evs := w.watcher.Events("", w.began); len(evs) > 0 {
+			lines = append(lines, "critical events: "+eventList(evs))
+		}
+	}
+	for d, dev := range w.devs {
+		start := w.start[d]
+		if w.startErr[d] != nil {
+			continue
+		}
+		if now, err := health.Take(dev, start.GPU); err == nil {
+			for _, i := range health.Diff(start, now) {
+				lines = append(lines, "counter increased: "+i.String())
+			}
+		}
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		fmt.Fprintf(out, "p2pconf %s: health during the suite: %s\n", suite, l)
 	}
 }
 

@@ -5,6 +5,7 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -52,7 +53,7 @@ func RunSuite(t *testing.T, suite string) {
 	}
 	registerReporting(suite, m)
 	watch := startHealthWatch(m)
-	defer watch.stop()
+	defer watch.stop(suite, os.Stderr)
 	registerHealthHooks()
 	RunSpecs(t, fmt.Sprintf("%s [%s]", suite, m.Backend.Name()))
 }

@@ -29,7 +29,7 @@ type PlatformGPU struct {
 	Persistence    string `json:"persistence"`
 	MIG            string `json:"mig"`
 	PCIe           string `json:"pcie"`      // "Gen5 x16 of max Gen5 x16"
-	PCIeWhen       string `json:"pcie_when"` // "idle": links may train down when idle
+	PCIeWhen       string `json:"pcie_when"` // "idle when read, ...": idle links may train down
 	NVLinks        string `json:"nvlinks"`   // "18 of 18 active: 18 × NVLink 4.0, 26562 MB/s each"
 	Fabric         string `json:"fabric"`
 }
@@ -57,7 +57,7 @@ func PlatformOf(m *machine.Machine, fake bool) *Platform {
 	}
 	p := &Platform{}
 	for _, g := range m.Topology.GPUs {
-		hp := health.ReadPlatform(g.NVML, fmt.Sprintf("GPU%d", int(g.Ordinal)), "idle when read (no copy running)")
+		hp := health.ReadPlatform(g.NVML, fmt.Sprintf("GPU%d", int(g.Ordinal)), "idle when read, no copy running")
 		p.GPUs = append(p.GPUs, PlatformGPU{GPU: int(g.Ordinal), Virtualization: hp.Virtualization, Persistence: hp.Persistence,
 			MIG: hp.MIG, PCIe: hp.PCIe, PCIeWhen: hp.When, NVLinks: hp.NVLinks, Fabric: hp.Fabric})
 	}

@@ -37,7 +37,6 @@ type healthWatch struct {
 	// refused); the health checks fail with it.
 	err error
 
-	mu       sync.Mutex
 	start    map[backend.Device]health.Snapshot
 	startErr map[backend.Device]error
 }
@@ -77,7 +76,9 @@ func startHealthWatch(m *Machine) *healthWatch {
 func (w *healthWatch) stop(suite string, out io.Writer) {
 	var lines []string
 	if w.watcher != nil {
-		w.watcher.Stop()
+		if err := w.watcher.Stop(); err != nil {
+			lines = append(lines, err.Error())
+		}
 		if evs := w.watcher.Events("", w.began); len(evs) > 0 {
 			lines = append(lines, "critical events: "+eventList(evs))
 		}

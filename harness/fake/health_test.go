@@ -116,7 +116,7 @@ func TestCleanPresetIsHealthy(t *testing.T) {
 	w, err := health.Watch(b.NVML(), []health.Watched{{Name: "GPU0", Device: devs[0]}, {Name: "GPU1", Device: devs[1]}})
 	must(t, err)
 	w.Drain(health.Poll * 5)
-	w.Stop()
+	must(t, w.Stop())
 	if ev := w.Events("", time.Time{}); len(ev) != 0 {
 		t.Errorf("events on a clean preset: %v", ev)
 	}

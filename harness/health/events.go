@@ -101,14 +101,14 @@ func Watch(lib nvml.Interface, gpus []Watched) (*Watcher, error) {
 		case unsupported(ret):
 			r.Note = "nvmlDeviceGetSupportedEventTypes: not supported"
 		case ret != nvml.SUCCESS:
-			set.Free()
+			_ = set.Free() // already failing; the registration error is the one to report
 			return nil, &Error{Func: "nvmlDeviceGetSupportedEventTypes", Ret: ret, Subject: g.Name}
 		default:
 			r.Types = supported & CriticalEvents
 		}
 		if r.Types != 0 {
 			if ret := g.Device.RegisterEvents(r.Types, set); ret != nvml.SUCCESS {
-				set.Free()
+				_ = set.Free() // already failing; the registration error is the one to report
 				return nil, &Error{Func: "nvmlDeviceRegisterEvents", Ret: ret, Subject: g.Name}
 			}
 		} else if r.Note == "" {
@@ -194,14 +194,18 @@ func (w *Watcher) Drain(timeout time.Duration) {
 	}
 }
 
-// Stop ends the collection and frees the event set.
-func (w *Watcher) Stop() {
+// Stop ends the collection and frees the event set; a second Stop does
+// nothing.
+func (w *Watcher) Stop() error {
 	select {
 	case <-w.stop:
-		return
+		return nil
 	default:
 		close(w.stop)
 	}
 	<-w.done
-	w.set.Free()
+	if ret := w.set.Free(); ret != nvml.SUCCESS {
+		return &Error{Func: "nvmlEventSetFree", Ret: ret, Subject: "event set"}
+	}
+	return nil
 }

@@ -278,7 +278,9 @@ func TestWatcherCollectsXids(t *testing.T) {
 	}
 	queued <- nvml.EventData{Device: gpu0, EventType: nvml.EventTypeXidCriticalError, EventData: 79}
 	w.Drain(time.Second)
-	w.Stop()
+	if err := w.Stop(); err != nil {
+		t.Fatal(err)
+	}
 	evs := w.Events("GPU0", start)
 	if len(evs) != 1 || evs[0].Xid != 79 || !strings.HasPrefix(evs[0].String(), "Xid 79 on GPU0 at ") {
 		t.Errorf("events: %v", evs)

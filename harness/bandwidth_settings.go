@@ -17,6 +17,9 @@ const (
 	EnvBWMaxSize   = "P2PCONF_BW_MAX_SIZE"  // largest transfer, e.g. 1GiB (default) or 64MiB
 	EnvBaseline    = "P2PCONF_BASELINE"     // baseline file that turns on the bandwidth gate
 	EnvBWTolerance = "P2PCONF_BW_TOLERANCE" // allowed drop below a previous run, percent (default 10)
+	// EnvLinkEfficiencyMin is the least share of the link's nominal rate,
+	// percent, that bandwidth.link-efficiency accepts (default 60).
+	EnvLinkEfficiencyMin = "P2PCONF_LINK_EFFICIENCY_MIN"
 )
 
 // Bandwidth defaults.
@@ -28,6 +31,10 @@ const (
 	FakeBWMaxSize = 4 * report.MiB
 	// DefaultBWTolerance is the drop below a previous run that the gate allows.
 	DefaultBWTolerance = 0.10
+	// DefaultLinkEfficiencyMin is 60 %: two H200 reach 83 % of their 18
+	// links' nominal, and a path that lost half its links or staged through
+	// the host falls far below.
+	DefaultLinkEfficiencyMin = 0.60
 )
 
 // BandwidthSettings configure the bandwidth suite: how far its sizes go and
@@ -37,13 +44,15 @@ type BandwidthSettings struct {
 	Tolerance    float64 // fraction, 0.10 for 10 %
 	BaselinePath string
 	Baseline     *report.Baseline // nil: the specs only record
+	// LinkEfficiencyMin is a fraction, 0.60 for 60 %.
+	LinkEfficiencyMin float64
 }
 
 // ReadBandwidthSettings reads the bandwidth variables through getenv (and
 // the baseline file, which is parsed here so a bad one fails before any GPU
 // work). A malformed value is an error naming the variable and the value.
 func ReadBandwidthSettings(getenv func(string) string) (BandwidthSettings, error) {
-	s := BandwidthSettings{MaxSize: DefaultBWMaxSize, Tolerance: DefaultBWTolerance}
+	s := BandwidthSettings{MaxSize: DefaultBWMaxSize, Tolerance: DefaultBWTolerance, LinkEfficiencyMin: DefaultLinkEfficiencyMin}
 	if v := strings.TrimSpace(getenv(EnvBWMaxSize)); v != "" {
 		n, err := report.ParseSize(v)
 		if err != nil || n < report.MinTransferSize {
@@ -57,6 +66,13 @@ func ReadBandwidthSettings(getenv func(string) string) (BandwidthSettings, error
 			return s, fmt.Errorf("%s=%q: want a percentage from 0 to below 100, such as 10 or 7.5%%", EnvBWTolerance, v)
 		}
 		s.Tolerance = f / 100
+	}
+	if v := strings.TrimSpace(getenv(EnvLinkEfficiencyMin)); v != "" {
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil || f <= 0 || f > 100 {
+			return s, fmt.Errorf("%s=%q: want a percentage above 0 and at most 100, such as 60 or 75%%", EnvLinkEfficiencyMin, v)
+		}
+		s.LinkEfficiencyMin = f / 100
 	}
 	if v := strings.TrimSpace(getenv(EnvBaseline)); v != "" {
 		data, err := os.ReadFile(v)

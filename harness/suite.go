@@ -5,6 +5,7 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -61,6 +62,9 @@ func RunSuite(t *testing.T, suite string) {
 		t.Fatalf("p2pconf %s: the suite's specs break the catalogue rules:\n  %s", suite, strings.Join(probs, "\n  "))
 	}
 	registerReporting(suite, m)
+	watch := startHealthWatch(m)
+	defer watch.stop(suite, os.Stderr)
+	registerHealthHooks()
 	RunSpecs(t, fmt.Sprintf("%s [%s]", suite, m.Backend.Name()))
 }
 

@@ -56,6 +56,7 @@ func cmdTopo(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		fmt.Fprint(stdout, report.TopologyText(sys))
+		fmt.Fprint(stdout, report.PlatformText(sys))
 	}
 	unread := 0
 	for _, p := range sys.Pairs {

@@ -208,6 +208,27 @@ var catalogue = []Check{
 		Requirement: "a 4-byte cuMemcpyPeerAsync A→B MUST deliver its word; its completion time is recorded as a round trip (enqueue to the host seeing the event complete), as one copy between two events, and per copy when pipelined.",
 		Source:      "CUDA Driver API cuMemcpyPeerAsync, cuEventElapsedTime; reference §12 (8.2 µs round trip, 2.9 µs pipelined).",
 		AppliesTo:   "every ordered pair."},
+	{ID: "bandwidth.link-efficiency", Scopes: pair, Kinds: conf,
+		Requirement: "with peer access enabled A→B, cuMemcpyPeerAsync's unidirectional bandwidth at the largest size (median of the timed batches, data verified) MUST be at least P2PCONF_LINK_EFFICIENCY_MIN percent (default 60) of the pair's nominal capacity as NVML describes it (active NVLinks × the per-link rate of their version, through NVSwitches the smaller of the two GPUs' switch links, else the narrower current PCIe link), and MUST NOT exceed 105 % of it: more than the link carries means the bytes did not take the path the suite thinks. The pass records the measured and nominal rates, how the nominal was computed, and the ratio.",
+		Source:      "NVML nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkVersion, nvmlDeviceGetNvLinkRemotePciInfo, nvmlDeviceGetCurrPcieLinkGeneration/Width; reference §12 (2× H200 NV18: 396 of 478 GB/s, 83 %).",
+		AppliesTo:   "ordered pairs with cuDeviceCanAccessPeer(A, B) = 1 (a pair without peer access copies through host memory, whose rate no link nominal describes: the spec skips with cuDeviceCanAccessPeer's value). Where NVML gives no nominal rate (NOT_SUPPORTED, an unknown link version), the spec skips with NVML's answer."},
+
+	{ID: "health.no-xid", Scopes: gpu, Kinds: conf,
+		Requirement: "no Xid or other critical NVML event (double-bit ECC error, single-bit ECC storm, DRAM retirement failure) MAY arrive on the GPU while the suite runs: events are collected from an NVML event set for the whole suite process, and after a short workload on the GPU the spec fails listing each event with its Xid number and time. In every suite, a spec during which any event arrived carries the finding health.events-during-spec.",
+		Source:      "NVML nvmlEventSetCreate, nvmlDeviceRegisterEvents, nvmlEventSetWait (nvmlEventTypeXidCriticalError, eventData is the Xid); reference field failures §7.",
+		AppliesTo:   "every GPU that supports the Xid event type (nvmlDeviceGetSupportedEventTypes); where it does not, the spec skips with the supported mask."},
+	{ID: "health.link-errors", Scopes: pair, Kinds: conf,
+		Requirement: "across the suite's window (its start to after peer copies A→B and B→A), the NVLink data-link error counters (replay, recovery, CRC flit, CRC data) of the links that join A and B (to each other, or to NVSwitches) and the PCIe replay counters of both GPUs MUST NOT increase. Counters are compared as increases, never against zero (a PCIe replay count of 1 was seen before any run); a counter NVML does not support is recorded as such. In every suite, a pair spec during which a counter of its GPUs increased carries the finding health.counters-during-spec.",
+		Source:      "NVML nvmlDeviceGetNvLinkErrorCounter, nvmlDeviceGetPcieReplayCounter; reference field failures §7 and §8.",
+		AppliesTo:   "every ordered pair."},
+	{ID: "health.links-up", Scopes: pair, Kinds: conf,
+		Requirement: "every NVLink that NVML reports (its state call answers) on the pair's path MUST be active, the active ones MUST run at one NVLink version and both GPUs at one common speed (FI_DEV_NVLINK_SPEED_MBPS_COMMON), and the active count MUST equal the topology's claim (NV18 = 18). Links whose far end is the peer count for that pair only; links ending at an NVSwitch count for every pair on the fabric, and the pair has the smaller of the two GPUs' switch-link counts. The result says how the links were counted.",
+		Source:      "NVML nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkVersion, nvmlDeviceGetNvLinkRemotePciInfo, nvmlDeviceGetNvLinkRemoteDeviceType, nvmlDeviceGetFieldValues; reference field failures §6.",
+		AppliesTo:   "pairs joined by NVLink; a pair with no NVLink of either GPU ending at the other or at an NVSwitch skips with its link kind and NVML's NVLINK P2P status."},
+	{ID: "health.fabric", Scopes: gpu, Kinds: conf,
+		Requirement: "the GPU's registration with the NVLink fabric MUST have state COMPLETED with status SUCCESS, and its health mask MUST flag no degraded bandwidth, route recovery, unhealthy route, access-timeout recovery or incorrect configuration (CUDA reports 802 system-not-ready until it completes).",
+		Source:      "NVML nvmlDeviceGetGpuFabricInfoV (v3: state, status, clique, health mask); reference field failures §5.",
+		AppliesTo:   "GPUs with a fabric; where NVML answers NOT_SUPPORTED or the state is NOT_SUPPORTED (no NVSwitch fabric), the spec skips with that answer."},
 }
 
 var (

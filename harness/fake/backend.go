@@ -60,6 +60,11 @@ type Backend struct {
 	unmaps    []func()
 	remoteRMW atomic.Uint64 // counts RMWs for the lose-updates defects
 	foreign   *foreign      // another program on a GPU (P2PCONF_FAKE_FOREIGN), or nil
+	// health is what NVML reports about the GPUs' health (health.go).
+	health *healthState
+	// peerRates caches the modelled rate of copies between two GPUs
+	// (timing.go), by [src][dst].
+	peerRates sync.Map
 }
 
 type device struct {

@@ -17,7 +17,7 @@ import (
 // the catchers are what the suite claims to be able to detect.
 type DefectInfo struct {
 	Name        string
-	Suite       string // access, ipc, vmm, atomics, ordering, bandwidth
+	Suite       string // access, ipc, vmm, atomics, ordering, bandwidth, health
 	Preset      string
 	Description string
 	Catchers    []string // check IDs ("access.peer-copy") of Suite
@@ -32,7 +32,7 @@ func (d DefectInfo) Gated() bool {
 	return err == nil && gatedDefects.has(bit)
 }
 
-type defect uint32
+type defect uint64
 
 const (
 	dPeerEnableBothWays defect = 1 << iota
@@ -64,6 +64,11 @@ const (
 	dVMMPeerWritesDropped
 	dHostMappedWritesDropped
 	dCopySizeCap
+	dNVLinkDown
+	dHostStagedPeerCopy
+	dXidDuringSpec
+	dNVLinkErrorsIncrement
+	dFabricNotStarted
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -180,6 +185,23 @@ var defectTable = []struct {
 	{dCopySizeCap, DefectInfo{Name: "copy-size-cap", Suite: "access", Preset: "h200x2",
 		Description: "copies between two GPUs' memory (cuMemcpyPeerAsync, cuMemcpyAsync) silently stop after 64 MiB + 4 KiB: the rest of the destination is left untouched and the call and the stream report success; caught by access.peer-copy at its sizes above the cap",
 		Catchers:    []string{"access.peer-copy"}}},
+
+	// Defects of the machine around the driver: links, fabric, errors.
+	{dNVLinkDown, DefectInfo{Name: "nvlink-down", Suite: "health", Preset: "h200x2",
+		Description: "the first NVLink between GPU0 and GPU1 is inactive on both ends (NVML state DISABLED, its far end still named) while the preset has 18: NVML and nvidia-smi count NV17; copies run at the usual share of the 17 links left, so bandwidth.link-efficiency, which holds them against NVML's 17-link nominal, does not see it",
+		Catchers:    []string{"health.links-up"}}},
+	{dHostStagedPeerCopy, DefectInfo{Name: "host-staged-peer-copy", Suite: "bandwidth", Preset: "h200x2",
+		Description: "copies between two GPUs' memory move at the rate of a copy staged through host memory (half the narrower PCIe link's modelled rate) although peer access is enabled over NVLink; the data still arrives",
+		Catchers:    []string{"bandwidth.link-efficiency"}}},
+	{dXidDuringSpec, DefectInfo{Name: "xid-during-spec", Suite: "health", Preset: "h200x2",
+		Description: "NVML delivers Xid 74 (NVLink error) on GPU1 once, after the first work GPU1 runs following the registration for Xid events",
+		Catchers:    []string{"health.no-xid"}}},
+	{dNVLinkErrorsIncrement, DefectInfo{Name: "nvlink-errors-increment", Suite: "health", Preset: "h200x2",
+		Description: "every copy between two GPUs adds one replay and one CRC flit error to the source GPU's first NVLink's counters",
+		Catchers:    []string{"health.link-errors"}}},
+	{dFabricNotStarted, DefectInfo{Name: "fabric-not-started", Suite: "health", Preset: "h200x2",
+		Description: "NVML reports every GPU's fabric registration IN_PROGRESS with status NOT_READY (as with a fabric manager that has not finished)",
+		Catchers:    []string{"health.fabric"}}},
 }
 
 // Defects lists every injectable defect.

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"github.com/p2pconf/p2pconf/harness/backend"
@@ -37,8 +36,8 @@ func (e *event) Device() backend.Device { return backend.Device(e.dev) }
 
 func (e *event) complete() bool { return atomic.LoadUint64(e.done) >= atomic.LoadUint64(e.rec) }
 
-func (e *event) markDone(g uint64) {
-	e.ts.Store(time.Now().UnixNano())
+func (e *event) markDone(g uint64, ts int64) {
+	e.ts.Store(ts)
 	for {
 		cur := atomic.LoadUint64(e.done)
 		if cur >= g || atomic.CompareAndSwapUint64(e.done, cur, g) {
@@ -159,11 +158,11 @@ func (b *Backend) RecordEvent(ev backend.Event, s backend.Stream) error {
 	}
 	g := atomic.AddUint64(e.rec, 1)
 	if b.defects.has(dEventCompletesEarly) {
-		e.markDone(g)
+		e.markDone(g, st.clock())
 		st.enqueue(func() {})
 		return nil
 	}
-	st.enqueue(func() { e.markDone(g) })
+	st.enqueue(func() { e.markDone(g, st.clock()) })
 	return nil
 }
 

@@ -105,7 +105,7 @@ func (f *foreign) allocated(gpu int) {
 // this process (holding what it allocated there), and the foreign
 // process's GPU also runs that once it has started. Graphics and MPS lists
 // are empty, and process names come from /proc, except the foreign one's.
-func (b *Backend) modelProcesses(lib *mock.Interface, devs []*mock.Device) {
+func (b *Backend) modelProcesses(lib *mock.Interface, devs []*nvmlDev) {
 	for i, d := range devs {
 		d.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
 			procs := []nvml.ProcessInfo{{Pid: uint32(os.Getpid()), UsedGpuMemory: b.ownBytes(i)}}

@@ -18,10 +18,11 @@ import (
 // rotated order, so a consumer matching by index instead of bus ID breaks.
 func (b *Backend) buildNVML() nvml.Interface {
 	n := len(b.devs)
-	devs := make([]*mock.Device, n) // by CUDA ordinal
+	devs := make([]*nvmlDev, n) // by CUDA ordinal
 	ordinal := map[nvml.Device]int{}
+	b.health = newHealthState(n, b.preset.maxLinks)
 	for i := range devs {
-		devs[i] = b.nvmlDevice(i, ordinal)
+		devs[i] = &nvmlDev{Device: b.nvmlDevice(i, ordinal), fabric: b.fabricInfo}
 		ordinal[devs[i]] = i
 	}
 	byIndex := func(idx int) int { return (idx + 1) % n } // NVML index → CUDA ordinal
@@ -83,6 +84,7 @@ func (b *Backend) buildNVML() nvml.Interface {
 		DeviceGetNameFunc:                   func(d nvml.Device) (string, nvml.Return) { return d.GetName() },
 		DeviceGetIndexFunc:                  func(d nvml.Device) (int, nvml.Return) { return d.GetIndex() },
 		ErrorStringFunc:                     func(r nvml.Return) string { return r.Error() },
+		EventSetCreateFunc:                  func() (nvml.EventSet, nvml.Return) { return b.eventSet(devs), nvml.SUCCESS },
 	}
 	b.modelProcesses(lib, devs)
 	return lib
@@ -146,7 +148,7 @@ func (b *Backend) nvmlDevice(i int, ordinal map[nvml.Device]int) *mock.Device {
 			if ret := linkRet(l, false); ret != nvml.SUCCESS {
 				return 0, ret
 			}
-			if links[l] < 0 {
+			if links[l] < 0 || b.linkDown(i, l, links) {
 				return nvml.FEATURE_DISABLED, nvml.SUCCESS
 			}
 			return nvml.FEATURE_ENABLED, nvml.SUCCESS
@@ -175,6 +177,7 @@ func (b *Backend) nvmlDevice(i int, ordinal map[nvml.Device]int) *mock.Device {
 		GetMaxPcieLinkGenerationFunc:  pcie(b.preset.pcieGen),
 		GetMaxPcieLinkWidthFunc:       pcie(b.preset.pcieWidth),
 	}
+	b.addHealth(d, i, links)
 	d.GetP2PStatusFunc = func(o nvml.Device, idx nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
 		j, ok := ordinal[o]
 		if !ok {

@@ -24,6 +24,11 @@ type stream struct {
 	pending atomic.Int64
 	stopped bool        // destroyed: finish the queue, then exit
 	killed  atomic.Bool // backend closed (or destroyed while waiting): exit now
+	// lastDone is when the previous operation ended (wall time, ns; only
+	// the stream's goroutine touches it) and adj the modelled time of its
+	// copies between GPUs minus their wall time (timing.go).
+	lastDone int64
+	adj      atomic.Int64
 }
 
 // Device is the GPU whose context owns the stream.
@@ -45,7 +50,9 @@ func (s *stream) run() {
 		s.mu.Unlock()
 		if s.b.devs[s.dev].poison.Load() == nil {
 			op()
+			s.b.noteWork(s.dev)
 		}
+		s.lastDone = time.Now().UnixNano()
 		s.pending.Add(-1)
 	}
 }
@@ -189,9 +196,14 @@ func (b *Backend) copyAsync(fn string, st *stream, dst uint64, dstDev int, src u
 	}
 	st.enqueue(func() {
 		start := time.Now()
-		if b.runCopy(st, check, n) && b.defects.has(dSlowPeerCopy) {
+		if !b.runCopy(st, check, n) {
+			return
+		}
+		if b.defects.has(dSlowPeerCopy) {
 			st.stallUntil(start.Add(slowPeerTime(n)))
 		}
+		b.notePeerCopy(srcDev)
+		b.modelPeerTime(st, srcDev, dstDev, n)
 	})
 	return nil
 }

@@ -151,6 +151,7 @@ func environment(doc Document) [][2]string {
 	for _, k := range keys {
 		rows = append(rows, [2]string{k, s.Env[k]})
 	}
+	rows = append(rows, platformRows(s.Platform)...)
 	var out [][2]string
 	for _, row := range rows {
 		if row[1] != "" {

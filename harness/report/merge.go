@@ -118,6 +118,9 @@ func mergeSystem(dst *System, src System) {
 	if src.Env != nil {
 		dst.Env = src.Env
 	}
+	if src.Platform != nil {
+		dst.Platform = src.Platform
+	}
 }
 
 func before(a, b *time.Time) bool {

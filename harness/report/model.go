@@ -77,6 +77,8 @@ type System struct {
 	// Env records the variables that change which GPUs a run sees or how it
 	// numbers them (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, P2PCONF_*).
 	Env map[string]string `json:"env,omitempty"`
+	// Platform is what NVML and sysfs say around the GPUs (platform.go).
+	Platform *Platform `json:"platform,omitempty"`
 }
 
 // GPU identifies one GPU by CUDA ordinal, UUID and PCI address.

@@ -36,6 +36,7 @@ func SystemOf(m *machine.Machine) System {
 	for _, p := range m.AllPairs() {
 		sys.Pairs = append(sys.Pairs, PairOf(p))
 	}
+	sys.Platform = PlatformOf(m, sys.IsFake())
 	return sys
 }
 

@@ -31,7 +31,7 @@ var _ = Describe("bandwidth: link efficiency", func() {
 		   Requirement: with peer access enabled, cuMemcpyPeerAsync A→B at the largest size MUST reach at
 		   least P2PCONF_LINK_EFFICIENCY_MIN percent (default 60) of NVML's nominal rate for the pair's path,
 		   and MUST NOT exceed 105 % of it.
-		   Source: NVML link state, version and PCIe generation/width; reference §12 (396 of 478 GB/s).
+		   Source: NVML link state, version and PCIe generation/width; measured on two H200 over NV18: 396 of 478 GB/s (83 %).
 		   Applies to: ordered pairs with cuDeviceCanAccessPeer(A, B) = 1.
 		*/
 		It(fmt.Sprintf("cuMemcpyPeerAsync from %s to %s reaches its share of the nominal rate NVML gives for the path, and no more than the link carries", p.A, p.B),
@@ -54,6 +54,7 @@ var _ = Describe("bandwidth: link efficiency", func() {
 				evidence := fmt.Sprintf("%.1f GB/s measured at %s (median of %d batches), %.1f GB/s nominal (%s; source NVML): %.1f %% (accepted %.0f–%.0f %%)%s",
 					last.median, report.SizeLabel(last.size), last.reps, nominal.GBps, nominal.Path, 100*ratio, 100*least, 100*linkCeiling, s.noteSuffix())
 				harness.Metric("link_efficiency.ce.uni", ratio, "ratio", evidence)
+				s.alone.Done() // before the verdict: a contended figure is no verdict
 				Expect(ratio).To(BeNumerically(">=", least),
 					"%s moves less than %.0f %% of its nominal rate: %s. The path may have lost links, trained down, or be staged through the host", p, 100*least, evidence)
 				Expect(ratio).To(BeNumerically("<=", linkCeiling),

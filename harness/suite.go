@@ -16,6 +16,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/proc"
+	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // Main is the suite binary's TestMain body: when the binary was started as a
@@ -68,11 +69,13 @@ func RunSuite(t *testing.T, suite string) {
 	RunSpecs(t, fmt.Sprintf("%s [%s]", suite, m.Backend.Name()))
 }
 
-// openContexts makes the selected GPUs' contexts exist before any spec runs
-// (the backend creates a GPU's context when the process first works on it,
-// so processes on disjoint GPUs stay off each other's). Creating a context
-// opens driver file descriptors and takes device memory, which the per-spec
-// leak checks would otherwise charge to the first spec that uses the GPU.
+// openContexts makes the selected GPUs' contexts exist, with the suite's
+// kernel modules loaded, before any spec runs (the backend creates a GPU's
+// context when the process first works on it, so processes on disjoint GPUs
+// stay off each other's, and keeps a module loaded once it is). Creating a
+// context opens driver file descriptors and loading a module takes device
+// memory (64 KiB on an H200) for good: the per-spec leak checks would
+// otherwise charge both to the first spec that uses the GPU or the module.
 func openContexts(m *Machine) error {
 	gpus := m.GPUs()
 	for _, p := range m.Pairs() {
@@ -86,6 +89,15 @@ func openContexts(m *Machine) error {
 		done[g.Ordinal] = true
 		if _, _, err := m.Backend.MemInfo(g.Ordinal); err != nil {
 			return fmt.Errorf("opening the context of %s: %w", g, err)
+		}
+		for _, k := range kernels.All() {
+			if k.MinSM > g.Info.ComputeCapability {
+				continue
+			}
+			// The occupancy query loads k's module without running it.
+			if _, err := m.Backend.MaxActiveBlocks(g.Ordinal, k, 32); err != nil {
+				return fmt.Errorf("loading kernel %s on %s: %w", k, g, err)
+			}
 		}
 	}
 	return nil

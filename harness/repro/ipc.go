@@ -116,7 +116,7 @@ static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd
 			void *params[] = {&agent.opened, &n, &seed};
 			r = cuLaunchKernel(f, 1024, 1, 1, 256, 1, 1, 0, agent.w.s, params, NULL);
 			double end = rt_now() + TIMEOUT_S;
-			while (r == 0 && (r = cuStreamQuery(agent.w.s)) == 600 && rt_now() < end) usleep(50);
+			if (r == 0) while ((r = cuStreamQuery(agent.w.s)) == 600 && rt_now() < end) usleep(50);
 		}
 		break;
 	case ROLE_CLOSE:

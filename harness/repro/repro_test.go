@@ -195,6 +195,12 @@ func TestReproducers(t *testing.T) {
 			if code != ExitConforms || !strings.Contains(out, "RESULT: conforms") {
 				t.Errorf("on the conforming stub: exit %d, want 0\n%s", code, out)
 			}
+			// A real driver answers NOT_READY while work runs: every wait
+			// must poll through it (the stub's queries say so 3 times).
+			code, out = run(t, bin, "FAKECUDA_PENDING_POLLS=3")
+			if code != ExitConforms || !strings.Contains(out, "RESULT: conforms") {
+				t.Errorf("on the conforming stub whose work takes 3 polls: exit %d, want 0\n%s", code, out)
+			}
 			code, out = run(t, bin, "FAKECUDA_DEFECT="+violatingDefect[id])
 			if code != ExitViolation || !strings.Contains(out, "VIOLATION: ") {
 				t.Errorf("on the stub with defect %s: exit %d, want 1 and a VIOLATION line\n%s", violatingDefect[id], code, out)

@@ -221,7 +221,7 @@ static void importer(const struct helper_req *q, struct helper_rep *p, int fd) {
 			use(imp.dev);
 			r = cuLaunchKernel(f, 1024, 1, 1, 256, 1, 1, 0, imp.w.s, params, NULL);
 			double end = rt_now() + TIMEOUT_S;
-			while (r == 0 && (r = cuStreamQuery(imp.w.s)) == 600 && rt_now() < end) usleep(50);
+			if (r == 0) while ((r = cuStreamQuery(imp.w.s)) == 600 && rt_now() < end) usleep(50);
 		}
 		break;
 	case ROLE_UNMAP:
@@ -281,7 +281,7 @@ static void vmm_fault(const struct helper_req *q, struct helper_rep *p) {
 			use(dev);
 			CUresult c = cuLaunchKernel(f, (unsigned)grid, 1, 1, 256, 1, 1, 0, w.s, params, NULL);
 			double end = rt_now() + TIMEOUT_S;
-			while (c == 0 && (c = cuStreamQuery(w.s)) == 600 && rt_now() < end) usleep(50);
+			if (c == 0) while ((c = cuStreamQuery(w.s)) == 600 && rt_now() < end) usleep(50);
 			p->result[i].code = c;
 		} else {
 			p->result[i] = run_verify(&w, r[range], n, q->seed);

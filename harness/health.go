@@ -109,14 +109,50 @@ func currentWatch() (*healthWatch, error) {
 	return suiteWatch, nil
 }
 
-// registerHealthHooks attaches what happened during each spec to it: the
-// critical events of any GPU, and for pair specs the increases of both
-// GPUs' counters.
+// faultXids are the Xids a kernel's illegal access in a user process
+// produces (13: graphics engine exception, 31: GPU memory page fault, 43:
+// the faulted channel stopped), the ones a spec that provokes a device fault
+// on purpose (ExpectDeviceFaults) may see without failing.
+var faultXids = map[uint64]bool{13: true, 31: true, 43: true}
+
+// faultGrace is how long a spec that provoked device faults waits for their
+// events at its end, so NVML's late delivery is not charged to the next spec.
+const faultGrace = 500 * time.Millisecond
+
+var (
+	faultsMu       sync.Mutex
+	faultsExpected string // why the running spec provokes device faults; "" when it does not
+)
+
+// ExpectDeviceFaults says the running spec provokes device faults on
+// purpose (a helper process's kernel touches memory it must not reach):
+// the Xids of such a fault on the spec's GPUs are then recorded, not
+// failures. Any other critical event still fails the spec.
+func ExpectDeviceFaults(why string) {
+	faultsMu.Lock()
+	defer faultsMu.Unlock()
+	faultsExpected = why
+}
+
+func takeExpectedFaults() string {
+	faultsMu.Lock()
+	defer faultsMu.Unlock()
+	why := faultsExpected
+	faultsExpected = ""
+	return why
+}
+
+// registerHealthHooks attaches what happened during each spec to it: a
+// critical event on one of the spec's GPUs fails the spec with its Xid and
+// time (unless it is the fault the spec provoked on purpose); events on
+// other GPUs (another process of the run works there) and, for pair specs,
+// increases of both GPUs' counters are findings.
 func registerHealthHooks() {
 	var began time.Time
 	var before map[backend.Device]health.Snapshot
 	BeforeEach(func() {
 		began, before = time.Now(), nil
+		_ = takeExpectedFaults()
 		w, err := currentWatch()
 		if err != nil || w.err != nil {
 			return
@@ -133,13 +169,13 @@ func registerHealthHooks() {
 		}
 	})
 	AfterEach(func() {
+		faults := takeExpectedFaults()
 		w, err := currentWatch()
 		if err != nil || w.watcher == nil {
 			return
 		}
-		if evs := w.watcher.Events("", began); len(evs) > 0 {
-			Finding("health.events-during-spec", eventList(evs),
-				"NVML delivered critical events while this spec ran; its verdict was reached on a GPU that reported a fault")
+		if faults != "" {
+			time.Sleep(faultGrace)
 		}
 		var incs []string
 		for d, b := range before {
@@ -154,7 +190,67 @@ func registerHealthHooks() {
 			Finding("health.counters-during-spec", strings.Join(incs, "; "),
 				"NVML error counters of the pair's GPUs increased while this spec ran")
 		}
+		bad, expected, elsewhere := sortEvents(w.watcher.Events("", began), specTargetGPUs(), faults != "")
+		if len(elsewhere) > 0 {
+			Finding("health.events-elsewhere", eventList(elsewhere),
+				"NVML delivered critical events on GPUs this spec does not use while it ran (another process of the run works there); they do not judge this spec")
+		}
+		if len(expected) > 0 {
+			Finding("health.expected-fault-events", eventList(expected),
+				"the device-fault Xids this spec provoked on purpose: "+faults)
+		}
+		if len(bad) > 0 {
+			Finding("health.events-during-spec", eventList(bad),
+				"NVML delivered critical events on this spec's GPUs while it ran")
+			Fail(fmt.Sprintf("NVML delivered critical events on this spec's GPUs while it ran: %s; a verdict reached on a GPU that reported a fault is no verdict", eventList(bad)))
+		}
 	})
+}
+
+// sortEvents splits evs into those that fail the spec, the provoked faults
+// it expected, and those on GPUs it does not use. gpus nil means the spec
+// uses every GPU (a machine-wide spec).
+func sortEvents(evs []health.Event, gpus []backend.Device, provoked bool) (bad, expected, elsewhere []health.Event) {
+	mine := func(name string) bool {
+		if gpus == nil {
+			return true
+		}
+		for _, d := range gpus {
+			if (GPU{Ordinal: d}).String() == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range evs {
+		switch {
+		case !mine(e.GPU):
+			elsewhere = append(elsewhere, e)
+		case provoked && e.Type == nvml.EventTypeXidCriticalError && faultXids[e.Xid]:
+			expected = append(expected, e)
+		default:
+			bad = append(bad, e)
+		}
+	}
+	return bad, expected, elsewhere
+}
+
+// specTargetGPUs are the GPUs the running spec works on, from its labels
+// (gpu:, pair:, triple:); nil for a machine-wide spec.
+func specTargetGPUs() []backend.Device {
+	l := checks.Parse(CurrentSpecReport().Labels())
+	var out []backend.Device
+	switch {
+	case l.GPU != nil:
+		out = append(out, backend.Device(*l.GPU))
+	case l.Src != nil && l.Dst != nil:
+		out = append(out, backend.Device(*l.Src), backend.Device(*l.Dst))
+	case len(l.TripleGPUs) > 0:
+		for _, g := range l.TripleGPUs {
+			out = append(out, backend.Device(g))
+		}
+	}
+	return out
 }
 
 // specGPUs are the GPUs of the running spec when it is a pair spec (the

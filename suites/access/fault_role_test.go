@@ -130,6 +130,7 @@ func (p peerProbe) prepare(ctx context.Context, s *harness.RoleSession, req prob
 // that fails, crashes or hangs fails the spec with its last step.
 func probe(ctx context.Context, h *harness.Harness, req probeReq) probeRep {
 	GinkgoHelper()
+	harness.ExpectDeviceFaults("a helper process's kernel dereferences peer memory it was not granted")
 	hp := probeRole.Start(ctx, h, harness.HelperOptions{Deadline: helperDeadline})
 	rep, err := hp.Call(ctx, req)
 	harness.ExpectNoError(err, "the report of helper %s", probeRole.Name())

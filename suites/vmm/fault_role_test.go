@@ -197,6 +197,7 @@ func (u *undo) run() error {
 // that ran; it fails the spec if the helper fails.
 func runProbes(ctx context.Context, h *harness.Harness, req faultReq) []probeResult {
 	GinkgoHelper()
+	harness.ExpectDeviceFaults("a helper process's kernel touches a mapping without (or beyond) its access rights")
 	hp := faultRole.Start(ctx, h, harness.HelperOptions{Deadline: 30 * time.Second})
 	results, err := hp.Call(ctx, req)
 	harness.ExpectNoError(err, "the probe results of helper %s", hp.Role)

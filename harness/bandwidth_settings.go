@@ -20,6 +20,9 @@ const (
 	// EnvLinkEfficiencyMin is the least share of the link's nominal rate,
 	// percent, that bandwidth.link-efficiency accepts (default 60).
 	EnvLinkEfficiencyMin = "P2PCONF_LINK_EFFICIENCY_MIN"
+	// EnvBWSweep chooses which pairs sweep every transfer size:
+	// "representative" (default) or "all".
+	EnvBWSweep = "P2PCONF_BW_SWEEP"
 )
 
 // Bandwidth defaults.
@@ -46,6 +49,12 @@ type BandwidthSettings struct {
 	Baseline     *report.Baseline // nil: the specs only record
 	// LinkEfficiencyMin is a fraction, 0.60 for 60 %.
 	LinkEfficiencyMin float64
+	// SweepAll makes every pair sweep every size. Otherwise only the
+	// representative pair of each link class (RepresentativePair) and its
+	// reverse do, and the other pairs measure the largest size: on eight
+	// GPUs the bandwidth suite, which runs alone, would otherwise take
+	// minutes measuring 56 pairs of one kind of link size by size.
+	SweepAll bool
 }
 
 // ReadBandwidthSettings reads the bandwidth variables through getenv (and
@@ -74,6 +83,13 @@ func ReadBandwidthSettings(getenv func(string) string) (BandwidthSettings, error
 		}
 		s.LinkEfficiencyMin = f / 100
 	}
+	switch v := strings.TrimSpace(getenv(EnvBWSweep)); v {
+	case "", "representative":
+	case "all":
+		s.SweepAll = true
+	default:
+		return s, fmt.Errorf("%s=%q: want representative (every size on one pair per link class and its reverse, the largest on the others) or all", EnvBWSweep, v)
+	}
 	if v := strings.TrimSpace(getenv(EnvBaseline)); v != "" {
 		data, err := os.ReadFile(v)
 		if err != nil {
@@ -86,4 +102,17 @@ func ReadBandwidthSettings(getenv func(string) string) (BandwidthSettings, error
 		s.BaselinePath, s.Baseline = v, b
 	}
 	return s, nil
+}
+
+// RepresentativePair says whether p sweeps every size when SweepAll is off:
+// it is the first selected pair of its link class (LinkClass), or that
+// pair's reverse.
+func RepresentativePair(p Pair) bool {
+	for _, q := range Pairs() {
+		if LinkClass(q) != LinkClass(p) {
+			continue
+		}
+		return q.ID() == p.ID() || q.ID() == p.Reverse().ID()
+	}
+	return false
 }

@@ -15,16 +15,16 @@ import (
 func TestReadBandwidthSettings(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	s, err := ReadBandwidthSettings(env(nil))
-	if err != nil || s.MaxSize != report.GiB || s.Tolerance != 0.10 || s.Baseline != nil || s.LinkEfficiencyMin != 0.60 {
+	if err != nil || s.MaxSize != report.GiB || s.Tolerance != 0.10 || s.Baseline != nil || s.LinkEfficiencyMin != 0.60 || s.SweepAll {
 		t.Fatalf("defaults: %+v, %v", s, err)
 	}
-	s, err = ReadBandwidthSettings(env(map[string]string{EnvBWMaxSize: "64MiB", EnvBWTolerance: "7.5%", EnvLinkEfficiencyMin: "75%"}))
-	if err != nil || s.MaxSize != 64*report.MiB || s.Tolerance != 0.075 || s.LinkEfficiencyMin != 0.75 {
+	s, err = ReadBandwidthSettings(env(map[string]string{EnvBWMaxSize: "64MiB", EnvBWTolerance: "7.5%", EnvLinkEfficiencyMin: "75%", EnvBWSweep: "all"}))
+	if err != nil || s.MaxSize != 64*report.MiB || s.Tolerance != 0.075 || s.LinkEfficiencyMin != 0.75 || !s.SweepAll {
 		t.Fatalf("64MiB, 7.5%%: %+v, %v", s, err)
 	}
 	for _, bad := range []map[string]string{
 		{EnvBWMaxSize: "lots"}, {EnvBWMaxSize: "1K"}, {EnvBWTolerance: "-1"}, {EnvBWTolerance: "100"}, {EnvBWTolerance: "ten"},
-		{EnvLinkEfficiencyMin: "0"}, {EnvLinkEfficiencyMin: "101"}, {EnvLinkEfficiencyMin: "most"},
+		{EnvLinkEfficiencyMin: "0"}, {EnvLinkEfficiencyMin: "101"}, {EnvLinkEfficiencyMin: "most"}, {EnvBWSweep: "some"},
 		{EnvBaseline: filepath.Join(t.TempDir(), "missing.json")},
 		{EnvBaseline: writeBaselineFile(t, "bad.json", `{"minimums":[{"applies_to":"nvlink","metric":"bandwidth_gbps.ce.uni.1GB","gbps":350}]}`)},
 	} {

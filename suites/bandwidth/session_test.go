@@ -85,6 +85,11 @@ func newSession(h *harness.Harness, ctx context.Context, id, target, targetName,
 func pairSession(h *harness.Harness, ctx context.Context, id string, p harness.Pair) *session {
 	GinkgoHelper()
 	s := newSession(h, ctx, id, "pair:"+p.ID(), p.String(), p.Link)
+	if !s.cfg.SweepAll && !harness.RepresentativePair(p) {
+		s.sizes = s.sizes[len(s.sizes)-1:]
+		s.note("largest size only: every size is measured on the first selected pair of link class %s and its reverse (%s=all sweeps every pair)",
+			harness.LinkClass(p), harness.EnvBWSweep)
+	}
 	s.alone = h.Exclusive(id+" on "+p.String(), p.A, p.B)
 	return s
 }

@@ -44,10 +44,10 @@ const (
 // only reject runs that tested nothing (a cap reached long before the
 // target, a flag never seen).
 const (
-	DefaultLitmusTarget       = 1_000_000_000
-	DefaultLitmusLinkTarget   = 10_000_000
-	DefaultLitmusMutantHits   = 100
-	DefaultLitmusBudget       = 2 * time.Second
+	DefaultLitmusTarget     = 1_000_000_000
+	DefaultLitmusLinkTarget = 10_000_000
+	DefaultLitmusMutantHits = 100
+	DefaultLitmusBudget     = 2 * time.Second
 	// A mutant that shows its weak outcome at all shows it early: of the
 	// pair mutants of two H200 (NV18), 73 % showed none in 250 ms and 75 %
 	// none in 2 s, so a longer default cap only costs time.

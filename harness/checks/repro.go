@@ -25,6 +25,7 @@ var reproducible = map[string]bool{
 	"ordering.source-reuse-after-completion": true,
 	"ordering.submission-is-not-completion":  true,
 	"ordering.host-device-handoff":           true,
+	"ordering.litmus":                        true,
 	"vmm.granularity":                        true,
 	"vmm.fd-number-is-not-a-handle":          true,
 	"vmm.no-access-until-set":                true,

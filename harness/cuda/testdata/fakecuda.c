@@ -67,7 +67,12 @@
 //                            an IPC handle are checked: a truncated one opens),
 //                            ipc-close-clobbers (an importer's close zeroes
 //                            the exporter's memory), ipc-exported-unfreeable
-//                            (cuMemFree of memory once exported fails)
+//                            (cuMemFree of memory once exported fails),
+//                            litmus-weak (a litmus kernel counts one instance
+//                            of each launch in FAKECUDA_LITMUS_WEAK_BIN)
+//   FAKECUDA_LITMUS_BIN      the histogram bin a harness/litmus kernel (entry
+//                            litmus_*) counts every instance in (default 0)
+//   FAKECUDA_LITMUS_WEAK_BIN the bin of litmus-weak (default 1)
 //
 // With FAKECUDA_REALISTIC, device memory is a memfd mapping and an IPC memory
 // handle names the exporter's process, device and descriptor, so another
@@ -961,7 +966,7 @@ static CUresult f_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, v
 // ---- modules and launch -----------------------------------------------------
 
 struct module { int magic; char *image; };
-struct function { int magic; char name[128]; };
+struct function { int magic; char name[128]; int nlocs; };
 #define MODULE_MAGIC 0x4d4d
 #define FUNCTION_MAGIC 0x4646
 
@@ -1000,6 +1005,8 @@ static CUresult f_cuModuleGetFunction(struct function **f, struct module *m, con
 	*f = calloc(1, sizeof **f);
 	(*f)->magic = FUNCTION_MAGIC;
 	snprintf((*f)->name, sizeof (*f)->name, "%s", name);
+	if (strncmp(name, "litmus_", 7) == 0) // a harness/litmus kernel: its location parameters come first
+		for (const char *p = m->image; (p = strstr(p, ".param .u64 lt_loc")) != NULL; p++) (*f)->nlocs++;
 	return OK;
 }
 static CUresult f_cuModuleUnload(struct module *m) {
@@ -1147,6 +1154,25 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 	return 0;
 }
 
+// run_litmus_kernel stands in for a harness/litmus kernel coarsely: the
+// collecting party adds every instance of the launch (n × iters) to bin
+// FAKECUDA_LITMUS_BIN (default 0) of the histogram; with the litmus-weak
+// defect one of them lands in FAKECUDA_LITMUS_WEAK_BIN (default 1)
+// instead. The stub does not run PTX, so which outcome a bin is, is up to
+// the test that sets them.
+static void run_litmus_kernel(struct function *f, void **params, struct stream *s) {
+	int k = f->nlocs;
+	uint64_t hist = ARG(k + 1, uint64_t);
+	uint32_t n = ARG(k + 5, uint32_t), iters = ARG(k + 6, uint32_t), collect = ARG(k + 12, uint32_t);
+	if (!collect) return;
+	int bin = env_int("FAKECUDA_LITMUS_BIN", 0), weak = env_int("FAKECUDA_LITMUS_WEAK_BIN", 1);
+	int top = bin > weak ? bin : weak;
+	if (bin < 0 || weak < 0 || !reachable(hist, 8ull * (uint64_t)(top + 1))) { s->fault = 700; return; }
+	uint64_t *h = (uint64_t *)(uintptr_t)hist, count = (uint64_t)n * iters;
+	if (count > 0 && defect("litmus-weak")) h[weak]++, count--;
+	h[bin] += count;
+}
+
 // p2pc_fake_echo(u64 out, u32 a, u64 b, f32 c, u16 d) writes, at out:
 // a @0, b @8, c @16, d @20, grid @24/28/32, block @36/40/44, shmem @48,
 // stream @56, kind @64 (1 normal, 2 cooperative).
@@ -1158,6 +1184,9 @@ static CUresult launch(int kind, struct function *f, unsigned gx, unsigned gy, u
 	logf_("launch %s %u %u %u %u %u %u %u", f->name, gx, gy, gz, bx, by, bz, shmem);
 	if (run_basic_kernel(f->name, params, stream_of(s))) {
 		// ran on the host (kernels/basic.ptx)
+	} else if (strncmp(f->name, "litmus_", 7) == 0) {
+		if (!params) return INVALID_VALUE;
+		run_litmus_kernel(f, params, stream_of(s));
 	} else if (strcmp(f->name, "p2pc_fake_echo") == 0) {
 		if (!params) return INVALID_VALUE;
 		char *out = (char *)(uintptr_t)*(uint64_t *)params[0];

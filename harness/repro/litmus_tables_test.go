@@ -14,6 +14,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/litmus"
+	"github.com/p2pconf/p2pconf/kernels"
 )
 
 var updateLitmus = flag.Bool("update-litmus", false, "rewrite litmus_tables.go from harness/litmus")
@@ -33,7 +34,7 @@ func litmusTablesSource() string {
 	p := harness.Pair{A: g, B: harness.GPU{Ordinal: litmusOrdinalB}}
 	var cases []litmus.Case
 	for _, c := range litmus.GPUCases(g) {
-		if c.Place.Kind == litmus.CTAs && c.Verdict == litmus.Forbidden {
+		if c.Verdict == litmus.Forbidden {
 			cases = append(cases, c)
 		}
 	}
@@ -43,6 +44,7 @@ func litmusTablesSource() string {
 		}
 	}
 	placeholders := strings.NewReplacer(fmt.Sprintf("GPU%d", litmusOrdinalA), "{A}", fmt.Sprintf("GPU%d", litmusOrdinalB), "{B}")
+	atomCode := map[kernels.AtomOp]byte{kernels.OpAdd: 'a', kernels.OpOr: 'o', kernels.OpExch: 'x', kernels.OpCAS: 'c'}
 	classCode := map[litmus.Class]byte{litmus.Target: 'T', litmus.Sequential: 'S', litmus.Interleaved: 'I', litmus.OtherWeak: 'W', litmus.Impossible: 'X'}
 	var b strings.Builder
 	b.WriteString("// SPDX-License-Identifier: Apache-2.0\n// SPDX-FileCopyrightText: 2026 The p2pconf Authors\n\n")
@@ -65,8 +67,22 @@ func litmusTablesSource() string {
 			texts = append(texts, strconv.Quote(m.Text(bin)))
 		}
 		var roles [2][]string
+		var hostRoles []string
 		for i, u := range c.Place.Roles {
+			if u == litmus.UnitHost {
+				hostRoles = append(hostRoles, strconv.Itoa(i))
+				continue
+			}
 			roles[u] = append(roles[u], strconv.Itoa(i))
+		}
+		var threads []string
+		for _, th := range c.Test.Threads {
+			var ops []string
+			for _, op := range th {
+				ops = append(ops, fmt.Sprintf("{Kind: %d, Loc: %d, Reg: %d, Src: %d, Val: %d, Cmp: %d, Until: %d, Poll: %v, Atom: %q}",
+					op.Kind, op.Loc, op.Reg, op.Src, op.Val, op.Cmp, op.Until, op.Poll, atomCode[op.Atom]))
+			}
+			threads = append(threads, "{"+strings.Join(ops, ", ")+"}")
 		}
 		var homes []string
 		for _, u := range c.Place.Homes {
@@ -75,7 +91,9 @@ func litmusTablesSource() string {
 		fmt.Fprintf(&b, "\t{Name: %s, Test: %s, Target: %s, Pair: %v, Entry: %s, Regs: %d, Polled: %v,\n",
 			strconv.Quote(placeholders.Replace(c.Name())), strconv.Quote(c.Test.Name()), strconv.Quote(c.Test.TargetText()),
 			c.Pair != nil, strconv.Quote(k.Entry), c.Test.Regs(), c.Test.Polled())
-		fmt.Fprintf(&b, "\t\tHomes: []int{%s}, Roles: [2][]int{{%s}, {%s}},\n", strings.Join(homes, ", "), strings.Join(roles[0], ", "), strings.Join(roles[1], ", "))
+		fmt.Fprintf(&b, "\t\tLink: %v, HostRMW: %v, PeerRMW: %v,\n", c.Place.Kind != litmus.CTAs, c.Place.HostRMW(c.Test), c.Place.PeerRMW(c.Test))
+		fmt.Fprintf(&b, "\t\tHomes: []int{%s}, Roles: [2][]int{{%s}, {%s}}, HostRoles: []int{%s},\n", strings.Join(homes, ", "), strings.Join(roles[0], ", "), strings.Join(roles[1], ", "), strings.Join(hostRoles, ", "))
+		fmt.Fprintf(&b, "\t\tThreads: [][]litmusOp{%s},\n", strings.Join(threads, ", "))
 		fmt.Fprintf(&b, "\t\tClasses: %q, Flags: %q,\n\t\tTexts: []string{%s}},\n", cls, flags, strings.Join(texts, ", "))
 	}
 	b.WriteString("}\n\n// litmusPTX is the generated PTX of every test above, by entry name.\nvar litmusPTX = map[string]string{\n")

@@ -13,8 +13,8 @@ import (
 )
 
 // Without --variant the litmus reproducer runs every forbidden case of its
-// target, between CTAs of one GPU or across the pair, and no mutant and no
-// host placement.
+// target: between CTAs of one GPU and with host threads, or across the
+// pair; no mutant.
 func TestLitmusWithoutVariantHasEveryForbiddenCase(t *testing.T) {
 	for _, tg := range []Target{GPU(1), Pair(1, 0)} {
 		var want []string
@@ -23,7 +23,7 @@ func TestLitmusWithoutVariantHasEveryForbiddenCase(t *testing.T) {
 			cases = litmus.PairCases(harness.Pair{A: harness.GPU{Ordinal: 1}, B: harness.GPU{Ordinal: 0}})
 		}
 		for _, c := range cases {
-			if c.Verdict == litmus.Forbidden && c.Place.Kind != litmus.WithHost {
+			if c.Verdict == litmus.Forbidden {
 				want = append(want, c.Name())
 			}
 		}
@@ -34,9 +34,7 @@ func TestLitmusWithoutVariantHasEveryForbiddenCase(t *testing.T) {
 		if strings.Join(f.Specs, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s: the reproducer's specs are\n  %s\nwant the suite's forbidden cases\n  %s", tg, strings.Join(f.Specs, "\n  "), strings.Join(want, "\n  "))
 		}
-		if tg.Pair {
-			build(t, "litmus-pair", f.Source) // every PTX and table compiles
-		}
+		build(t, "litmus-"+tg.ID(), f.Source) // every PTX and table compiles
 	}
 }
 
@@ -53,7 +51,7 @@ func TestLitmusVariantNamingAMutantListsTheSpecs(t *testing.T) {
 // and bin 0 (r0=0) never sees the polled flag, which leaves the run
 // inconclusive (exit 2).
 func TestLitmusVerdicts(t *testing.T) {
-	f, err := Generate("ordering.litmus", GPU(1), "MP rel.sys/acq.sys")
+	f, err := Generate("ordering.litmus", GPU(1), "MP rel.sys/acq.sys between CTAs")
 	if err != nil || len(f.Specs) != 1 {
 		t.Fatalf("%v %q", err, f.Specs)
 	}
@@ -76,5 +74,24 @@ func TestLitmusVerdicts(t *testing.T) {
 		if code != tc.code || !strings.Contains(out, tc.out) {
 			t.Errorf("%v: exit %d, want %d and %q in\n%s", tc.env, code, tc.code, tc.out, out)
 		}
+	}
+}
+
+// A host placement: the reproducer's thread plays the host's role against
+// the stub's kernel, which marks its iterations done; MP with T0 on the
+// host counts in the same bins.
+func TestLitmusHostPlacement(t *testing.T) {
+	f, err := Generate("ordering.litmus", GPU(1), "MP rel.sys/acq.sys with T0 on the host, T1 on GPU1")
+	if err != nil || len(f.Specs) != 1 {
+		t.Fatalf("%v %q", err, f.Specs)
+	}
+	bin := build(t, "litmus-host", f.Source)
+	code, out := run(t, bin, "FAKECUDA_LITMUS_BIN=4")
+	if want := "ok: the forbidden outcome r0=1 ∧ r1=0 never appeared in 10000384 instances"; code != ExitConforms || !strings.Contains(out, want) || !strings.Contains(out, "host: 1 thread (1 roles") {
+		t.Errorf("exit %d, want 0 and %q in\n%s", code, want, out)
+	}
+	code, out = run(t, bin, "FAKECUDA_LITMUS_BIN=4", "FAKECUDA_DEFECT=litmus-weak")
+	if code != ExitViolation || !strings.Contains(out, "VIOLATION: forbidden outcome r0=1 ∧ r1=0 observed on GPU1 in") {
+		t.Errorf("with litmus-weak: exit %d, want 1 and the forbidden outcome\n%s", code, out)
 	}
 }

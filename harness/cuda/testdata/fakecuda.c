@@ -1155,15 +1155,20 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 }
 
 // run_litmus_kernel stands in for a harness/litmus kernel coarsely: the
-// collecting party adds every instance of the launch (n × iters) to bin
-// FAKECUDA_LITMUS_BIN (default 0) of the histogram; with the litmus-weak
+// party marks every iteration done in its control record (so host threads
+// pass their barriers) and the collecting party adds every instance of the
+// launch (n × iters) to bin FAKECUDA_LITMUS_BIN (default 0) of the
+// histogram; with the litmus-weak
 // defect one of them lands in FAKECUDA_LITMUS_WEAK_BIN (default 1)
 // instead. The stub does not run PTX, so which outcome a bin is, is up to
 // the test that sets them.
 static void run_litmus_kernel(struct function *f, void **params, struct stream *s) {
 	int k = f->nlocs;
-	uint64_t hist = ARG(k + 1, uint64_t);
-	uint32_t n = ARG(k + 5, uint32_t), iters = ARG(k + 6, uint32_t), collect = ARG(k + 12, uint32_t);
+	uint64_t hist = ARG(k + 1, uint64_t), ctl = ARG(k + 2, uint64_t);
+	uint32_t n = ARG(k + 5, uint32_t), iters = ARG(k + 6, uint32_t), party = ARG(k + 8, uint32_t), collect = ARG(k + 12, uint32_t);
+	uint64_t epoch = ctl + 128ull * (1 + party); // this party's control record: every iteration done
+	if (!reachable(epoch, 4)) { s->fault = 700; return; }
+	__atomic_store_n((uint32_t *)(uintptr_t)epoch, iters, __ATOMIC_SEQ_CST);
 	if (!collect) return;
 	int bin = env_int("FAKECUDA_LITMUS_BIN", 0), weak = env_int("FAKECUDA_LITMUS_WEAK_BIN", 1);
 	int top = bin > weak ? bin : weak;

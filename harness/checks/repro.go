@@ -20,6 +20,7 @@ var reproducible = map[string]bool{
 	"access.staged-copy":                     true,
 	"access.host-mapped":                     true,
 	"atomics.capability-report":              true,
+	"atomics.counter-as-flag":                true,
 	"ordering.cross-device-event-handoff":    true,
 	"ordering.elapsed-time-across-devices":   true,
 	"ordering.source-reuse-after-completion": true,

@@ -59,6 +59,7 @@ var violatingDefect = map[string]string{
 	"ipc.importer-killed":                    "ipc-exported-unfreeable",
 	"ipc.event-handoff":                      "ipc-import-private",
 	"ordering.litmus":                        "litmus-weak",
+	"atomics.counter-as-flag":                "counter-before-data",
 }
 
 // testVariant and testEnv are, for a check whose stub emulation needs more

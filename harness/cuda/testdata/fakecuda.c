@@ -68,6 +68,8 @@
 //                            ipc-close-clobbers (an importer's close zeroes
 //                            the exporter's memory), ipc-exported-unfreeable
 //                            (cuMemFree of memory once exported fails),
+//                            counter-before-data (caf_produce publishes its
+//                            counter with the last data word unwritten),
 //                            litmus-weak (a litmus kernel counts one instance
 //                            of each launch in FAKECUDA_LITMUS_WEAK_BIN)
 //   FAKECUDA_LITMUS_BIN      the histogram bin a harness/litmus kernel (entry
@@ -1089,6 +1091,22 @@ static void *run_handoff(void *arg) {
 	free(h);
 	return NULL;
 }
+// The counter-as-flag consumer (caf_consume) as a thread: it waits for the
+// counter to reach its target (bounded), then counts the stale data words.
+struct consume { uint32_t *data, n, seed, *counter, target, *result, threads; uint64_t timeout_ns; struct stream *s; };
+static void *run_consume(void *arg) {
+	struct consume *c = arg;
+	if (!wait_at_least(c->counter, c->target, c->timeout_ns)) c->result[2] = c->threads;
+	else
+		for (uint32_t i = 0; i < c->n; i++)
+			if (__atomic_load_n(&c->data[i], __ATOMIC_ACQUIRE) != flag_word(c->seed, i)) {
+				c->result[0]++;
+				if (i < c->result[1]) c->result[1] = i;
+			}
+	__atomic_store_n(&c->s->busy, 0, __ATOMIC_SEQ_CST);
+	free(c);
+	return NULL;
+}
 // run_basic_kernel runs a kernel of kernels/basic.ptx on the host; a fault
 // is left on the stream. It returns 0 for any other kernel.
 static int run_basic_kernel(const char *name, void **params, struct stream *s) {
@@ -1135,6 +1153,34 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 		__atomic_store_n(&s->busy, 1, __ATOMIC_SEQ_CST);
 		pthread_create(&t, NULL, run_handoff, h);
 		pthread_detach(t);
+		return 1;
+	}
+	if (strcmp(name, "caf_consume") == 0) {
+		struct consume *c = calloc(1, sizeof *c);
+		c->data = (uint32_t *)(uintptr_t)ARG(0, uint64_t);
+		c->n = ARG(1, uint32_t);
+		c->seed = ARG(2, uint32_t);
+		c->counter = (uint32_t *)(uintptr_t)ARG(3, uint64_t);
+		c->target = ARG(4, uint32_t);
+		c->result = (uint32_t *)(uintptr_t)ARG(5, uint64_t);
+		c->timeout_ns = ARG(6, uint64_t);
+		c->threads = 1;
+		c->s = s;
+		if (!readable((uint64_t)(uintptr_t)c->data, 4ull * c->n) || !reachable((uint64_t)(uintptr_t)c->counter, 4) ||
+			!reachable((uint64_t)(uintptr_t)c->result, 12)) { free(c); s->fault = 700; return 1; }
+		pthread_t t;
+		__atomic_store_n(&s->busy, 1, __ATOMIC_SEQ_CST);
+		pthread_create(&t, NULL, run_consume, c);
+		pthread_detach(t);
+		return 1;
+	}
+	if (strcmp(name, "caf_produce") == 0) { // the data, then the counter (with counter-before-data, the last word is left unwritten)
+		uint64_t data = ARG(0, uint64_t), counter = ARG(3, uint64_t);
+		uint32_t n = ARG(1, uint32_t), seed = ARG(2, uint32_t);
+		if (!reachable(data, 4ull * n) || !reachable(counter, 4)) { s->fault = 700; return 1; }
+		uint32_t written = n > 0 && defect("counter-before-data") ? n - 1 : n;
+		for (uint32_t i = 0; i < written; i++) __atomic_store_n(&((uint32_t *)(uintptr_t)data)[i], flag_word(seed, i), __ATOMIC_RELAXED);
+		__atomic_fetch_add((uint32_t *)(uintptr_t)counter, n / 16, __ATOMIC_RELEASE); // one per thread: 16 words each
 		return 1;
 	}
 	if (strcmp(name, "wait_released") == 0) {

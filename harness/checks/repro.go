@@ -21,6 +21,8 @@ var reproducible = map[string]bool{
 	"access.host-mapped":                     true,
 	"atomics.capability-report":              true,
 	"atomics.counter-as-flag":                true,
+	"atomics.intra-gpu-sys-rmw":              true,
+	"atomics.concurrent-sys-rmw":             true,
 	"ordering.cross-device-event-handoff":    true,
 	"ordering.elapsed-time-across-devices":   true,
 	"ordering.source-reuse-after-completion": true,

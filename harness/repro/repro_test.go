@@ -60,6 +60,8 @@ var violatingDefect = map[string]string{
 	"ipc.event-handoff":                      "ipc-import-private",
 	"ordering.litmus":                        "litmus-weak",
 	"atomics.counter-as-flag":                "counter-before-data",
+	"atomics.intra-gpu-sys-rmw":              "atomic-lost-update",
+	"atomics.concurrent-sys-rmw":             "atomic-lost-update",
 }
 
 // testVariant and testEnv are, for a check whose stub emulation needs more

@@ -68,6 +68,8 @@
 //                            ipc-close-clobbers (an importer's close zeroes
 //                            the exporter's memory), ipc-exported-unfreeable
 //                            (cuMemFree of memory once exported fails),
+//                            atomic-lost-update (atom_contend_sys loses the
+//                            update of the first op of a launch),
 //                            counter-before-data (caf_produce publishes its
 //                            counter with the last data word unwritten),
 //                            litmus-weak (a litmus kernel counts one instance
@@ -1224,6 +1226,52 @@ static void run_litmus_kernel(struct function *f, void **params, struct stream *
 	h[bin] += count;
 }
 
+// run_contend stands in for atom_contend_sys (kernels/atomics.ptx): every
+// thread applies its ops one after another, so the words come out exact;
+// with the atomic-lost-update defect the first op of a launch returns the
+// old value but its update is lost.
+static void run_contend(void **params, uint64_t nl, struct stream *s) {
+	uint64_t words = ARG(0, uint64_t), nwords = ARG(1, uint32_t), a = ARG(3, uint64_t), b = ARG(4, uint64_t), old = ARG(6, uint64_t);
+	uint32_t sel = ARG(2, uint32_t), mode = ARG(5, uint32_t), tbase = ARG(7, uint32_t), tcount = ARG(8, uint32_t), iters = ARG(9, uint32_t);
+	uint64_t status = ARG(11, uint64_t);
+	if (nwords == 0 || !reachable(words, 8 * nwords) || !reachable(old, 8 * nl * iters) || !reachable(status, 12)) { s->fault = 700; return; }
+	if (sel > 23) { ((uint32_t *)(uintptr_t)status)[2] += (uint32_t)nl; return; }
+	static const char kind[] = "aaaaxxccnnnnmmmm&&||^^id";
+	static const unsigned char is64[24] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0};
+	int bits = is64[sel] ? 64 : 32;
+	int is_signed = sel == 8 || sel == 10 || sel == 12 || sel == 14;
+	int lost = defect("atomic-lost-update");
+	for (uint32_t i = 0; i < iters; i++)
+		for (uint64_t tl = 0; tl < nl; tl++) {
+			uint64_t k = (uint64_t)i * tcount + tbase + tl, sh = k / nwords, bit = sh < 64 ? 1ull << sh : 0;
+			uint64_t x = mode == 1 ? bit : mode == 2 ? ~bit : a + b * k;
+			char *w = (char *)(uintptr_t)(words + 8 * (k % nwords));
+			uint64_t v = bits == 32 ? *(uint32_t *)w : *(uint64_t *)w, r = v, mask = bits == 32 ? 0xFFFFFFFFull : ~0ull;
+			x &= mask;
+			switch (kind[sel]) {
+			case 'a':
+				if (sel == 2) { float f, g; uint32_t u = (uint32_t)v, y = (uint32_t)x; memcpy(&f, &u, 4); memcpy(&g, &y, 4); f += g; memcpy(&u, &f, 4); r = u; }
+				else if (sel == 3) { double f, g; memcpy(&f, &v, 8); memcpy(&g, &x, 8); f += g; memcpy(&r, &f, 8); }
+				else r = v + x;
+				break;
+			case 'c': r = v + x; break; // the CAS loop's first attempt always wins here
+			case 'x': r = x; break;
+			case 'n': r = (is_signed ? (bits == 32 ? (int32_t)x < (int32_t)v : (int64_t)x < (int64_t)v) : x < v) ? x : v; break;
+			case 'm': r = (is_signed ? (bits == 32 ? (int32_t)x > (int32_t)v : (int64_t)x > (int64_t)v) : x > v) ? x : v; break;
+			case '&': r = v & x; break;
+			case '|': r = v | x; break;
+			case '^': r = v ^ x; break;
+			case 'i': r = v >= x ? 0 : v + 1; break;
+			case 'd': r = v == 0 || v > x ? x : v - 1; break;
+			}
+			if (!(lost && i == 0 && tl == 0)) {
+				if (bits == 32) *(uint32_t *)w = (uint32_t)r;
+				else *(uint64_t *)w = r;
+			}
+			((uint64_t *)(uintptr_t)old)[(uint64_t)i * nl + tl] = v;
+		}
+}
+
 // p2pc_fake_echo(u64 out, u32 a, u64 b, f32 c, u16 d) writes, at out:
 // a @0, b @8, c @16, d @20, grid @24/28/32, block @36/40/44, shmem @48,
 // stream @56, kind @64 (1 normal, 2 cooperative).
@@ -1235,6 +1283,9 @@ static CUresult launch(int kind, struct function *f, unsigned gx, unsigned gy, u
 	logf_("launch %s %u %u %u %u %u %u %u", f->name, gx, gy, gz, bx, by, bz, shmem);
 	if (run_basic_kernel(f->name, params, stream_of(s))) {
 		// ran on the host (kernels/basic.ptx)
+	} else if (strcmp(f->name, "atom_contend_sys") == 0) {
+		if (!params) return INVALID_VALUE;
+		run_contend(params, (uint64_t)gx * gy * gz * bx * by * bz, stream_of(s));
 	} else if (strncmp(f->name, "litmus_", 7) == 0) {
 		if (!params) return INVALID_VALUE;
 		run_litmus_kernel(f, params, stream_of(s));

@@ -23,6 +23,7 @@ var reproducible = map[string]bool{
 	"atomics.counter-as-flag":                true,
 	"atomics.intra-gpu-sys-rmw":              true,
 	"atomics.concurrent-sys-rmw":             true,
+	"atomics.host-native":                    true,
 	"ordering.cross-device-event-handoff":    true,
 	"ordering.elapsed-time-across-devices":   true,
 	"ordering.source-reuse-after-completion": true,

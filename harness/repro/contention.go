@@ -12,6 +12,10 @@ import (
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
+// hostOps are the operations the host applies natively (hostOps of
+// suites/atomics).
+var hostOps = []string{"add.u32", "add.u64", "exch.b32", "exch.b64", "cas.b32", "cas.b64", "and.b32", "and.b64", "or.b32", "or.b64"}
+
 // cudaOp is the CUDA operation and type a contention operation exercises
 // (cudaOp of suites/atomics), for the advertised-as-native skip.
 func cudaOp(op kernels.ContendOp) (backend.AtomicOperation, claims.AtomicType) {
@@ -257,16 +261,54 @@ static struct ct_side ct_side_for(int dev, const struct ct_op *op) {
 	return s;
 }
 
-/* ct_run is contention.run then the check, for the words in owner's memory. */
-static void ct_run(const struct ct_op *op, int owner, struct ct_side *sides, int nsides, const char *from) {
-	uint32_t total = 0;
+/* ct_host_apply is hostApply: op with operand x on the word at w, with
+ * the host's atomics (a CAS loop for cas); it returns the old value. */
+static uint64_t ct_host_apply(const struct ct_op *op, void *w, uint64_t x) {
+	uint32_t *p32 = w, x32 = (uint32_t)x;
+	uint64_t *p64 = w;
+	int b64 = op->bits == 64;
+	switch (op->kind) {
+	case 'a': return b64 ? __atomic_fetch_add(p64, x, __ATOMIC_SEQ_CST) : __atomic_fetch_add(p32, x32, __ATOMIC_SEQ_CST);
+	case 'x': return b64 ? __atomic_exchange_n(p64, x, __ATOMIC_SEQ_CST) : __atomic_exchange_n(p32, x32, __ATOMIC_SEQ_CST);
+	case '&': return b64 ? __atomic_fetch_and(p64, x, __ATOMIC_SEQ_CST) : __atomic_fetch_and(p32, x32, __ATOMIC_SEQ_CST);
+	case '|': return b64 ? __atomic_fetch_or(p64, x, __ATOMIC_SEQ_CST) : __atomic_fetch_or(p32, x32, __ATOMIC_SEQ_CST);
+	}
+	for (;;) /* cas */
+		if (b64) {
+			uint64_t cur = __atomic_load_n(p64, __ATOMIC_SEQ_CST), e = cur;
+			if (__atomic_compare_exchange_n(p64, &e, cur + x, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return cur;
+		} else {
+			uint32_t cur = __atomic_load_n(p32, __ATOMIC_SEQ_CST), e = cur;
+			if (__atomic_compare_exchange_n(p32, &e, cur + x32, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return cur;
+		}
+}
+
+/* ct_run is contention.run then the check, for the words in owner's memory
+ * (or, with host_threads, in 64 KiB of mapped pinned memory, where this
+ * thread plays host_threads virtual threads with the host's atomics). It
+ * returns the wrong words or values and writes the verdict's text to out. */
+static long ct_run(const struct ct_op *op, int owner, struct ct_side *sides, int nsides, uint32_t host_threads, const char *from, char *out, size_t outn) {
+	uint32_t total = host_threads;
 	for (int i = 0; i < nsides; i++) total += sides[i].grid * sides[i].block;
 	struct ct_plan p = ct_new_plan(op, (uint64_t)total * CT_ITERS);
-	step("running atom.%s.sys on %s at once (%u threads × %d ops on %llu words of GPU%d's memory)", op->name, from, total, CT_ITERS, (unsigned long long)p.nwords, owner);
-	CUdeviceptr words = dev_alloc(owner, 8 * p.nwords), gate = 0;
-	uint32_t *init = host_words(2 * p.nwords);
-	for (uint64_t w = 0; w < p.nwords; w++) init[2 * w] = (uint32_t)p.init, init[2 * w + 1] = (uint32_t)(p.init >> 32);
-	upload(owner, words, init, 2 * p.nwords);
+	step("running atom.%s.sys on %s at once (%u threads × %d ops on %llu words of %s%s memory)", op->name, from, total, CT_ITERS, (unsigned long long)p.nwords,
+		host_threads ? "mapped pinned" : "the owner's", host_threads ? " host" : "");
+	CUdeviceptr words = 0, gate = 0;
+	uint64_t *hw = NULL;
+	if (host_threads) {
+		void *hp = NULL;
+		use(owner);
+		setup(cuMemHostAlloc(&hp, 64 << 10, 0x1 | 0x2 /* PORTABLE | DEVICEMAP */), "cuMemHostAlloc(PORTABLE|DEVICEMAP) of the words");
+		setup(cuMemHostGetDevicePointer(&words, hp, 0), "cuMemHostGetDevicePointer of the words");
+		hw = hp;
+		if (8 * p.nwords > (64 << 10)) cannot_run("host buffer of 64 KiB for %llu words", (unsigned long long)p.nwords);
+		for (uint64_t w = 0; w < p.nwords; w++) __atomic_store_n(&hw[w], p.init, __ATOMIC_SEQ_CST);
+	} else {
+		words = dev_alloc(owner, 8 * p.nwords);
+		uint32_t *init = host_words(2 * p.nwords);
+		for (uint64_t w = 0; w < p.nwords; w++) init[2 * w] = (uint32_t)p.init, init[2 * w + 1] = (uint32_t)(p.init >> 32);
+		upload(owner, words, init, 2 * p.nwords);
+	}
 	void *gate_host = NULL;
 	use(sides[0].dev);
 	setup(cuMemHostAlloc(&gate_host, 4096, 0x1 | 0x2 /* PORTABLE | DEVICEMAP */), "cuMemHostAlloc(PORTABLE|DEVICEMAP) for the start gate");
@@ -293,15 +335,20 @@ static void ct_run(const struct ct_op *op, int owner, struct ct_side *sides, int
 	}
 	double start = rt_now();
 	__atomic_store_n(gate_word, 1, __ATOMIC_SEQ_CST); /* always: no kernel may wait out the gate */
-	if (!ok) return;
+	if (!ok) return 0;
+	uint64_t *olds = calloc(p.total, 8), finals_n = p.nwords, *finals = malloc(8 * finals_n);
+	if (!olds || !finals) cannot_run("malloc for the returned values failed");
+	for (uint64_t i = 0; i < CT_ITERS && host_threads; i++) /* runHost: the host side's ops with the host's atomics */
+		for (uint32_t t = 0; t < host_threads; t++) {
+			uint64_t k = i * total + tb + t;
+			olds[k] = ct_host_apply(op, &hw[k % p.nwords], ct_operand(&p, k));
+		}
 	char what[128];
 	for (int i = 0; i < nsides; i++) {
 		snprintf(what, sizeof what, "atom.%s contention on GPU%d", op->name, sides[i].dev);
-		if (!wait_stream(sides[i].dev, st[i], what)) return;
+		if (!wait_stream(sides[i].dev, st[i], what)) return 0;
 	}
 	double elapsed = rt_now() - start;
-	uint64_t *olds = malloc(8 * p.total), finals_n = p.nwords, *finals = malloc(8 * finals_n);
-	if (!olds || !finals) cannot_run("malloc for the returned values failed");
 	char gave_up[256] = "";
 	for (int i = 0; i < nsides; i++) {
 		struct ct_side *s = &sides[i];
@@ -319,18 +366,23 @@ static void ct_run(const struct ct_op *op, int owner, struct ct_side *sides, int
 			}
 		free(raw);
 	}
-	uint32_t *fw = host_words(2 * p.nwords);
-	download(owner, words, fw, 2 * p.nwords);
-	for (uint64_t w = 0; w < p.nwords; w++) finals[w] = (uint64_t)fw[2 * w] | (uint64_t)fw[2 * w + 1] << 32;
-	printf("  metric: ops/s %s = %.3g (%s)\n", op->name, (double)p.total / elapsed, from);
+	if (host_threads)
+		for (uint64_t w = 0; w < p.nwords; w++) finals[w] = __atomic_load_n(&hw[w], __ATOMIC_SEQ_CST);
+	else {
+		uint32_t *fw = host_words(2 * p.nwords);
+		download(owner, words, fw, 2 * p.nwords);
+		for (uint64_t w = 0; w < p.nwords; w++) finals[w] = (uint64_t)fw[2 * w] | (uint64_t)fw[2 * w + 1] << 32;
+	}
 	step("comparing the words and every returned value with the oracle");
 	struct ct_verdict v = ct_check(&p, finals, olds);
 	if (v.bad != 0)
-		violation("atom.%s.sys from %s on GPU%d's memory (%llu ops): %s%ld wrong words or returned values: %s", op->name, from, owner, (unsigned long long)p.total, gave_up, v.bad, v.text);
+		snprintf(out, outn, "%s%ld wrong words or returned values: %s", gave_up, v.bad, v.text);
 	else
 		printf("  ok: %sexact: every word and all %llu returned values as an atomic order allows\n", gave_up, (unsigned long long)p.total);
+	printf("  metric: ops/s %s = %.3g (%s)\n", op->name, (double)p.total / elapsed, from);
 	free(olds);
 	free(finals);
+	return v.bad;
 }
 
 /* ct_enable_peer enables peer access a→b once for all the specs. */
@@ -377,7 +429,9 @@ func init() {
 s.grid *= 2; /* two CTAs per SM: the baseline has as many threads as a pair run */
 char from[96];
 snprintf(from, sizeof from, "GPU%d (%u×%u threads)", A, s.grid, s.block);
-ct_run(&op, A, &s, 1, from);
+char text[2400];
+if (ct_run(&op, A, &s, 1, 0, from, text, sizeof text) != 0)
+	violation("atom.%s.sys from %s on its own memory (%llu ops): %s", op.name, from, (unsigned long long)(s.grid * s.block) * CT_ITERS, text);
 `})
 			}
 			return out
@@ -399,9 +453,41 @@ if (!ct_enable_peer(B, A)) return;
 struct ct_side s[2] = {ct_side_for(A, &op), ct_side_for(B, &op)};
 char from[128];
 snprintf(from, sizeof from, "GPU%%d (%%u×%%u threads) and GPU%%d (%%u×%%u threads)", A, s[0].grid, s[0].block, B, s[1].grid, s[1].block);
-ct_run(&op, A, s, 2, from);
+char text[2400];
+if (ct_run(&op, A, s, 2, 0, from, text, sizeof text) != 0)
+	violation("atom.%%s.sys from %%s on GPU%%d's memory (%%llu ops): %%s", op.name, from, A, (unsigned long long)(s[0].grid * s[0].block + s[1].grid * s[1].block) * CT_ITERS, text);
 `, int(cop), needMask(cop, ct), strings.TrimPrefix(cop.String(), "CU_ATOMIC_OPERATION_"), ct)})
 			}
 			return out
+		}})
+	register("atomics.host-native", recipe{ptx: kernels.AtomContendSys.PTX, helpers: orderingHelpers + contentionHelpers, timeout: specTimeout,
+		specs: func(t Target) []spec {
+			var ops []string
+			for _, name := range hostOps {
+				for _, op := range kernels.ContendOps {
+					if op.Name == name {
+						ops = append(ops, "\t"+strings.TrimPrefix(strings.TrimSuffix(contentionOp(op), ";\n"), "static const struct ct_op op = "))
+					}
+				}
+			}
+			return []spec{{
+				name: fmt.Sprintf("keeps atomics of a kernel on GPU%d and of host goroutines on the same words exact", t.A),
+				code: "static const struct ct_op ops[] = {\n" + strings.Join(ops, ",\n") + `,
+};
+int native = attribute(A, 86 /* HOST_NATIVE_ATOMIC_SUPPORTED */);
+if (native != 1) {
+	skipped("needs CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED=1 on GPU%d (found %d)", A, native);
+	return;
+}
+for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+	step("contending with atom.%s.sys from GPU%d and host atomics from this thread", ops[i].name, A);
+	struct ct_side s = ct_side_for(A, &ops[i]);
+	char from[128], text[2400];
+	snprintf(from, sizeof from, "GPU%d (%u×%u threads) and the host (1024 virtual threads on 1 thread; the suite: 4 goroutines)", A, s.grid, s.block);
+	if (ct_run(&ops[i], A, &s, 1, 1024, from, text, sizeof text) != 0)
+		violation("atomics of GPU%d and host goroutines on mapped pinned memory: %s", A, text);
+}
+`,
+			}}
 		}})
 }

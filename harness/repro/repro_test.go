@@ -62,6 +62,7 @@ var violatingDefect = map[string]string{
 	"atomics.counter-as-flag":                "counter-before-data",
 	"atomics.intra-gpu-sys-rmw":              "atomic-lost-update",
 	"atomics.concurrent-sys-rmw":             "atomic-lost-update",
+	"atomics.host-native":                    "atomic-lost-update",
 }
 
 // testVariant and testEnv are, for a check whose stub emulation needs more

@@ -21,7 +21,8 @@
 //                            -1: never complete)
 //   FAKECUDA_FREE_MIB        free memory cuMemGetInfo reports (default 70 GiB)
 //   FAKECUDA_REALISTIC       if set, the P2P attributes and atomic masks are
-//                            plausible values instead of echoes (below)
+//                            plausible values instead of echoes (below), and
+//                            HOST_NATIVE_ATOMIC_SUPPORTED is 1
 //   FAKECUDA_DEFECT          a comma list of misbehaviours for the standalone
 //                            reproducers' tests: peer-copy-corrupts (a peer
 //                            copy flips one byte in its middle),
@@ -247,7 +248,8 @@ static CUresult f_cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
 	case 33: *v = 0x18 + 0x10 * d; break;
 	case 19: case 41: case 95: case 102: case 103: case 125: *v = 1; break;
 	case 75: *v = 9; break;
-	case 76: case 86: case 128: *v = 0; break;
+	case 86: *v = getenv("FAKECUDA_REALISTIC") ? 1 : 0; break; // HOST_NATIVE_ATOMIC_SUPPORTED: a host link with native atomics
+	case 76: case 128: *v = 0; break;
 	case 147: if (driver_version() < 13000) return INVALID_VALUE; *v = 0; break;
 	default: *v = attr * 100 + d; // echo, so tests see the arguments arrive
 	}

@@ -4,7 +4,10 @@
 package repro
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -29,5 +32,22 @@ func TestCounterAsFlagSeedsAndSkips(t *testing.T) {
 	}
 	if code, out := run(t, bin, "FAKECUDA_NO_P2P=1"); code != ExitCannotRun || !strings.Contains(out, "cuDeviceCanAccessPeer(0, 1)=0") {
 		t.Errorf("without peer access: exit %d, want 2 naming cuDeviceCanAccessPeer\n%s", code, out)
+	}
+}
+
+// atomics.host-native skips where HOST_NATIVE_ATOMIC_SUPPORTED is not 1: the
+// stub reports 0 unless FAKECUDA_REALISTIC is set.
+func TestHostNativeSkipsWithoutNativeHostAtomics(t *testing.T) {
+	f, err := Generate("atomics.host-native", GPU(1), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := build(t, "host-native", f.Source)
+	cmd := exec.Command(bin)
+	cmd.Env = []string{"LD_LIBRARY_PATH=" + stub(t), "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != ExitCannotRun || !strings.Contains(string(out), "SKIP: needs CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED=1 on GPU1 (found 0)") {
+		t.Errorf("HOST_NATIVE_ATOMIC_SUPPORTED=0: %v, want exit 2 and the skip\n%s", err, out)
 	}
 }

@@ -29,6 +29,7 @@ var reproducible = map[string]bool{
 	"ordering.source-reuse-after-completion": true,
 	"ordering.submission-is-not-completion":  true,
 	"ordering.host-device-handoff":           true,
+	"ordering.flag-handoff-sys":              true,
 	"ordering.litmus":                        true,
 	"vmm.granularity":                        true,
 	"vmm.fd-number-is-not-a-handle":          true,

@@ -63,6 +63,7 @@ var violatingDefect = map[string]string{
 	"atomics.intra-gpu-sys-rmw":              "atomic-lost-update",
 	"atomics.concurrent-sys-rmw":             "atomic-lost-update",
 	"atomics.host-native":                    "atomic-lost-update",
+	"ordering.flag-handoff-sys":              "mp-stale",
 }
 
 // testVariant and testEnv are, for a check whose stub emulation needs more

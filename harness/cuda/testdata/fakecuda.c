@@ -69,6 +69,8 @@
 //                            ipc-close-clobbers (an importer's close zeroes
 //                            the exporter's memory), ipc-exported-unfreeable
 //                            (cuMemFree of memory once exported fails),
+//                            mp-stale (mp_write leaves the last data word of
+//                            instance 0 unwritten under its flag),
 //                            atomic-lost-update (atom_contend_sys loses the
 //                            update of the first op of a launch),
 //                            counter-before-data (caf_produce publishes its
@@ -1157,6 +1159,33 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 		__atomic_store_n(&s->busy, 1, __ATOMIC_SEQ_CST);
 		pthread_create(&t, NULL, run_handoff, h);
 		pthread_detach(t);
+		return 1;
+	}
+	if (strcmp(name, "mp_write") == 0) { // every instance at launch: the data, then the flag (mp-stale: the last word of instance 0 is left)
+		uint64_t data = ARG(0, uint64_t), flags = ARG(1, uint64_t);
+		uint32_t n = ARG(2, uint32_t), words = ARG(3, uint32_t), gen = ARG(4, uint32_t);
+		if (!reachable(data, 128ull * n) || !reachable(flags, 128ull * n) || words > 32) { s->fault = 700; return 1; }
+		for (uint32_t i = 0; i < n; i++) {
+			for (uint32_t j = 0; j < words; j++)
+				if (!(i == 0 && j == words - 1 && defect("mp-stale")))
+					__atomic_store_n((uint32_t *)(uintptr_t)(data + 128ull * i + 4 * j), flag_word(gen, 32 * i + j), __ATOMIC_RELAXED);
+			__atomic_store_n((uint32_t *)(uintptr_t)(flags + 128ull * i), gen, __ATOMIC_RELEASE);
+		}
+		return 1;
+	}
+	if (strcmp(name, "mp_read") == 0) { // every instance at launch, after the writer: counts as kernels.MPCounts
+		uint64_t data = ARG(0, uint64_t), flags = ARG(1, uint64_t), counts = ARG(7, uint64_t);
+		uint32_t n = ARG(2, uint32_t), words = ARG(3, uint32_t), gen = ARG(4, uint32_t), mult = ARG(5, uint32_t);
+		if (n == 0 || !readable(data, 128ull * n) || !readable(flags, 128ull * n) || !reachable(counts, 16) || words > 32) { s->fault = 700; return 1; }
+		uint32_t *c = (uint32_t *)(uintptr_t)counts;
+		for (uint64_t tl = 0; tl < n; tl++) {
+			uint32_t i = (uint32_t)(tl * mult % n), stale = 0;
+			if (__atomic_load_n((uint32_t *)(uintptr_t)(flags + 128ull * i), __ATOMIC_ACQUIRE) != gen) { c[3]++; continue; }
+			for (uint32_t j = 0; j < words; j++)
+				if (__atomic_load_n((uint32_t *)(uintptr_t)(data + 128ull * i + 4 * j), __ATOMIC_RELAXED) != flag_word(gen, 32 * i + j)) stale++;
+			c[0]++;
+			if (stale) c[1]++, c[2] += stale;
+		}
 		return 1;
 	}
 	if (strcmp(name, "caf_consume") == 0) {

@@ -126,6 +126,9 @@ type spec struct {
 	name string
 	// code is the body of a C function returning void.
 	code string
+	// decls are C declarations the code needs (a PTX string, tables);
+	// specs that share them write the same text, which appears once.
+	decls string
 }
 
 // recipe is how one check's reproducer is built.
@@ -219,6 +222,13 @@ func Generate(id string, t Target, variant string) (File, error) {
 	b.WriteString("\n/* ---- the check ---- */\n\n")
 	fmt.Fprintf(&b, "enum { A = %d, B = %d };\n\n", t.A, t.B)
 	b.WriteString(r.helpers)
+	written := map[string]bool{}
+	for _, s := range chosen {
+		if s.decls != "" && !written[s.decls] {
+			written[s.decls] = true
+			b.WriteString(s.decls)
+		}
+	}
 	for i, s := range chosen {
 		fmt.Fprintf(&b, "\n/* %s */\nstatic void spec_%d(void) {\n\tbegin(%s);\n%s}\n", s.name, i, cString(s.name), indent(s.code))
 		f.Specs = append(f.Specs, s.name)

@@ -58,7 +58,23 @@ var violatingDefect = map[string]string{
 	"ipc.close-then-free":                    "ipc-close-clobbers",
 	"ipc.importer-killed":                    "ipc-exported-unfreeable",
 	"ipc.event-handoff":                      "ipc-import-private",
+	"ordering.litmus":                        "litmus-weak",
+	"atomics.counter-as-flag":                "counter-before-data",
+	"atomics.intra-gpu-sys-rmw":              "atomic-lost-update",
+	"atomics.concurrent-sys-rmw":             "atomic-lost-update",
+	"atomics.host-native":                    "atomic-lost-update",
+	"ordering.flag-handoff-sys":              "mp-stale",
 }
+
+// testVariant and testEnv are, for a check whose stub emulation needs more
+// than a defect, the spec TestReproducers selects and the stub settings it
+// runs under: the stub counts every litmus instance in one bin, so the test
+// takes MP, whose bin 4 (r0=1 r1=1: the flag seen, the data new) is
+// sequential and whose bin 1 (r0=1 r1=0) is the forbidden outcome.
+var (
+	testVariant = map[string]string{"ordering.litmus": "MP rel.sys/acq.sys"}
+	testEnv     = map[string][]string{"ordering.litmus": {"FAKECUDA_LITMUS_BIN=4", "FAKECUDA_LITMUS_WEAK_BIN=1"}}
+)
 
 var (
 	stubOnce sync.Once
@@ -182,7 +198,7 @@ func TestReproducers(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			c, _ := checks.Lookup(id)
 			tg := targetFor(c)
-			f, err := Generate(id, tg, "")
+			f, err := Generate(id, tg, testVariant[id])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,17 +207,17 @@ func TestReproducers(t *testing.T) {
 			}
 			bin := build(t, strings.TrimSuffix(f.Name, ".c"), f.Source)
 
-			code, out := run(t, bin)
+			code, out := run(t, bin, testEnv[id]...)
 			if code != ExitConforms || !strings.Contains(out, "RESULT: conforms") {
 				t.Errorf("on the conforming stub: exit %d, want 0\n%s", code, out)
 			}
 			// A real driver answers NOT_READY while work runs: every wait
 			// must poll through it (the stub's queries say so 3 times).
-			code, out = run(t, bin, "FAKECUDA_PENDING_POLLS=3")
+			code, out = run(t, bin, append(testEnv[id], "FAKECUDA_PENDING_POLLS=3")...)
 			if code != ExitConforms || !strings.Contains(out, "RESULT: conforms") {
 				t.Errorf("on the conforming stub whose work takes 3 polls: exit %d, want 0\n%s", code, out)
 			}
-			code, out = run(t, bin, "FAKECUDA_DEFECT="+violatingDefect[id])
+			code, out = run(t, bin, append(testEnv[id], "FAKECUDA_DEFECT="+violatingDefect[id])...)
 			if code != ExitViolation || !strings.Contains(out, "VIOLATION: ") {
 				t.Errorf("on the stub with defect %s: exit %d, want 1 and a VIOLATION line\n%s", violatingDefect[id], code, out)
 			}

@@ -21,7 +21,8 @@
 //                            -1: never complete)
 //   FAKECUDA_FREE_MIB        free memory cuMemGetInfo reports (default 70 GiB)
 //   FAKECUDA_REALISTIC       if set, the P2P attributes and atomic masks are
-//                            plausible values instead of echoes (below)
+//                            plausible values instead of echoes (below), and
+//                            HOST_NATIVE_ATOMIC_SUPPORTED is 1
 //   FAKECUDA_DEFECT          a comma list of misbehaviours for the standalone
 //                            reproducers' tests: peer-copy-corrupts (a peer
 //                            copy flips one byte in its middle),
@@ -67,7 +68,18 @@
 //                            an IPC handle are checked: a truncated one opens),
 //                            ipc-close-clobbers (an importer's close zeroes
 //                            the exporter's memory), ipc-exported-unfreeable
-//                            (cuMemFree of memory once exported fails)
+//                            (cuMemFree of memory once exported fails),
+//                            mp-stale (mp_write leaves the last data word of
+//                            instance 0 unwritten under its flag),
+//                            atomic-lost-update (atom_contend_sys loses the
+//                            update of the first op of a launch),
+//                            counter-before-data (caf_produce publishes its
+//                            counter with the last data word unwritten),
+//                            litmus-weak (a litmus kernel counts one instance
+//                            of each launch in FAKECUDA_LITMUS_WEAK_BIN)
+//   FAKECUDA_LITMUS_BIN      the histogram bin a harness/litmus kernel (entry
+//                            litmus_*) counts every instance in (default 0)
+//   FAKECUDA_LITMUS_WEAK_BIN the bin of litmus-weak (default 1)
 //
 // With FAKECUDA_REALISTIC, device memory is a memfd mapping and an IPC memory
 // handle names the exporter's process, device and descriptor, so another
@@ -238,7 +250,8 @@ static CUresult f_cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
 	case 33: *v = 0x18 + 0x10 * d; break;
 	case 19: case 41: case 95: case 102: case 103: case 125: *v = 1; break;
 	case 75: *v = 9; break;
-	case 76: case 86: case 128: *v = 0; break;
+	case 86: *v = getenv("FAKECUDA_REALISTIC") ? 1 : 0; break; // HOST_NATIVE_ATOMIC_SUPPORTED: a host link with native atomics
+	case 76: case 128: *v = 0; break;
 	case 147: if (driver_version() < 13000) return INVALID_VALUE; *v = 0; break;
 	default: *v = attr * 100 + d; // echo, so tests see the arguments arrive
 	}
@@ -961,7 +974,7 @@ static CUresult f_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, v
 // ---- modules and launch -----------------------------------------------------
 
 struct module { int magic; char *image; };
-struct function { int magic; char name[128]; };
+struct function { int magic; char name[128]; int nlocs; };
 #define MODULE_MAGIC 0x4d4d
 #define FUNCTION_MAGIC 0x4646
 
@@ -1000,6 +1013,8 @@ static CUresult f_cuModuleGetFunction(struct function **f, struct module *m, con
 	*f = calloc(1, sizeof **f);
 	(*f)->magic = FUNCTION_MAGIC;
 	snprintf((*f)->name, sizeof (*f)->name, "%s", name);
+	if (strncmp(name, "litmus_", 7) == 0) // a harness/litmus kernel: its location parameters come first
+		for (const char *p = m->image; (p = strstr(p, ".param .u64 lt_loc")) != NULL; p++) (*f)->nlocs++;
 	return OK;
 }
 static CUresult f_cuModuleUnload(struct module *m) {
@@ -1082,6 +1097,22 @@ static void *run_handoff(void *arg) {
 	free(h);
 	return NULL;
 }
+// The counter-as-flag consumer (caf_consume) as a thread: it waits for the
+// counter to reach its target (bounded), then counts the stale data words.
+struct consume { uint32_t *data, n, seed, *counter, target, *result, threads; uint64_t timeout_ns; struct stream *s; };
+static void *run_consume(void *arg) {
+	struct consume *c = arg;
+	if (!wait_at_least(c->counter, c->target, c->timeout_ns)) c->result[2] = c->threads;
+	else
+		for (uint32_t i = 0; i < c->n; i++)
+			if (__atomic_load_n(&c->data[i], __ATOMIC_ACQUIRE) != flag_word(c->seed, i)) {
+				c->result[0]++;
+				if (i < c->result[1]) c->result[1] = i;
+			}
+	__atomic_store_n(&c->s->busy, 0, __ATOMIC_SEQ_CST);
+	free(c);
+	return NULL;
+}
 // run_basic_kernel runs a kernel of kernels/basic.ptx on the host; a fault
 // is left on the stream. It returns 0 for any other kernel.
 static int run_basic_kernel(const char *name, void **params, struct stream *s) {
@@ -1130,6 +1161,61 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 		pthread_detach(t);
 		return 1;
 	}
+	if (strcmp(name, "mp_write") == 0) { // every instance at launch: the data, then the flag (mp-stale: the last word of instance 0 is left)
+		uint64_t data = ARG(0, uint64_t), flags = ARG(1, uint64_t);
+		uint32_t n = ARG(2, uint32_t), words = ARG(3, uint32_t), gen = ARG(4, uint32_t);
+		if (!reachable(data, 128ull * n) || !reachable(flags, 128ull * n) || words > 32) { s->fault = 700; return 1; }
+		for (uint32_t i = 0; i < n; i++) {
+			for (uint32_t j = 0; j < words; j++)
+				if (!(i == 0 && j == words - 1 && defect("mp-stale")))
+					__atomic_store_n((uint32_t *)(uintptr_t)(data + 128ull * i + 4 * j), flag_word(gen, 32 * i + j), __ATOMIC_RELAXED);
+			__atomic_store_n((uint32_t *)(uintptr_t)(flags + 128ull * i), gen, __ATOMIC_RELEASE);
+		}
+		return 1;
+	}
+	if (strcmp(name, "mp_read") == 0) { // every instance at launch, after the writer: counts as kernels.MPCounts
+		uint64_t data = ARG(0, uint64_t), flags = ARG(1, uint64_t), counts = ARG(7, uint64_t);
+		uint32_t n = ARG(2, uint32_t), words = ARG(3, uint32_t), gen = ARG(4, uint32_t), mult = ARG(5, uint32_t);
+		if (n == 0 || !readable(data, 128ull * n) || !readable(flags, 128ull * n) || !reachable(counts, 16) || words > 32) { s->fault = 700; return 1; }
+		uint32_t *c = (uint32_t *)(uintptr_t)counts;
+		for (uint64_t tl = 0; tl < n; tl++) {
+			uint32_t i = (uint32_t)(tl * mult % n), stale = 0;
+			if (__atomic_load_n((uint32_t *)(uintptr_t)(flags + 128ull * i), __ATOMIC_ACQUIRE) != gen) { c[3]++; continue; }
+			for (uint32_t j = 0; j < words; j++)
+				if (__atomic_load_n((uint32_t *)(uintptr_t)(data + 128ull * i + 4 * j), __ATOMIC_RELAXED) != flag_word(gen, 32 * i + j)) stale++;
+			c[0]++;
+			if (stale) c[1]++, c[2] += stale;
+		}
+		return 1;
+	}
+	if (strcmp(name, "caf_consume") == 0) {
+		struct consume *c = calloc(1, sizeof *c);
+		c->data = (uint32_t *)(uintptr_t)ARG(0, uint64_t);
+		c->n = ARG(1, uint32_t);
+		c->seed = ARG(2, uint32_t);
+		c->counter = (uint32_t *)(uintptr_t)ARG(3, uint64_t);
+		c->target = ARG(4, uint32_t);
+		c->result = (uint32_t *)(uintptr_t)ARG(5, uint64_t);
+		c->timeout_ns = ARG(6, uint64_t);
+		c->threads = 1;
+		c->s = s;
+		if (!readable((uint64_t)(uintptr_t)c->data, 4ull * c->n) || !reachable((uint64_t)(uintptr_t)c->counter, 4) ||
+			!reachable((uint64_t)(uintptr_t)c->result, 12)) { free(c); s->fault = 700; return 1; }
+		pthread_t t;
+		__atomic_store_n(&s->busy, 1, __ATOMIC_SEQ_CST);
+		pthread_create(&t, NULL, run_consume, c);
+		pthread_detach(t);
+		return 1;
+	}
+	if (strcmp(name, "caf_produce") == 0) { // the data, then the counter (with counter-before-data, the last word is left unwritten)
+		uint64_t data = ARG(0, uint64_t), counter = ARG(3, uint64_t);
+		uint32_t n = ARG(1, uint32_t), seed = ARG(2, uint32_t);
+		if (!reachable(data, 4ull * n) || !reachable(counter, 4)) { s->fault = 700; return 1; }
+		uint32_t written = n > 0 && defect("counter-before-data") ? n - 1 : n;
+		for (uint32_t i = 0; i < written; i++) __atomic_store_n(&((uint32_t *)(uintptr_t)data)[i], flag_word(seed, i), __ATOMIC_RELAXED);
+		__atomic_fetch_add((uint32_t *)(uintptr_t)counter, n / 16, __ATOMIC_RELEASE); // one per thread: 16 words each
+		return 1;
+	}
 	if (strcmp(name, "wait_released") == 0) {
 		uint64_t flag = ARG(0, uint64_t), status = ARG(2, uint64_t);
 		if (!reachable(flag, 4) || !reachable(status, 8)) { s->fault = 700; return 1; }
@@ -1147,6 +1233,76 @@ static int run_basic_kernel(const char *name, void **params, struct stream *s) {
 	return 0;
 }
 
+// run_litmus_kernel stands in for a harness/litmus kernel coarsely: the
+// party marks every iteration done in its control record (so host threads
+// pass their barriers) and the collecting party adds every instance of the
+// launch (n × iters) to bin FAKECUDA_LITMUS_BIN (default 0) of the
+// histogram; with the litmus-weak
+// defect one of them lands in FAKECUDA_LITMUS_WEAK_BIN (default 1)
+// instead. The stub does not run PTX, so which outcome a bin is, is up to
+// the test that sets them.
+static void run_litmus_kernel(struct function *f, void **params, struct stream *s) {
+	int k = f->nlocs;
+	uint64_t hist = ARG(k + 1, uint64_t), ctl = ARG(k + 2, uint64_t);
+	uint32_t n = ARG(k + 5, uint32_t), iters = ARG(k + 6, uint32_t), party = ARG(k + 8, uint32_t), collect = ARG(k + 12, uint32_t);
+	uint64_t epoch = ctl + 128ull * (1 + party); // this party's control record: every iteration done
+	if (!reachable(epoch, 4)) { s->fault = 700; return; }
+	__atomic_store_n((uint32_t *)(uintptr_t)epoch, iters, __ATOMIC_SEQ_CST);
+	if (!collect) return;
+	int bin = env_int("FAKECUDA_LITMUS_BIN", 0), weak = env_int("FAKECUDA_LITMUS_WEAK_BIN", 1);
+	int top = bin > weak ? bin : weak;
+	if (bin < 0 || weak < 0 || !reachable(hist, 8ull * (uint64_t)(top + 1))) { s->fault = 700; return; }
+	uint64_t *h = (uint64_t *)(uintptr_t)hist, count = (uint64_t)n * iters;
+	if (count > 0 && defect("litmus-weak")) h[weak]++, count--;
+	h[bin] += count;
+}
+
+// run_contend stands in for atom_contend_sys (kernels/atomics.ptx): every
+// thread applies its ops one after another, so the words come out exact;
+// with the atomic-lost-update defect the first op of a launch returns the
+// old value but its update is lost.
+static void run_contend(void **params, uint64_t nl, struct stream *s) {
+	uint64_t words = ARG(0, uint64_t), nwords = ARG(1, uint32_t), a = ARG(3, uint64_t), b = ARG(4, uint64_t), old = ARG(6, uint64_t);
+	uint32_t sel = ARG(2, uint32_t), mode = ARG(5, uint32_t), tbase = ARG(7, uint32_t), tcount = ARG(8, uint32_t), iters = ARG(9, uint32_t);
+	uint64_t status = ARG(11, uint64_t);
+	if (nwords == 0 || !reachable(words, 8 * nwords) || !reachable(old, 8 * nl * iters) || !reachable(status, 12)) { s->fault = 700; return; }
+	if (sel > 23) { ((uint32_t *)(uintptr_t)status)[2] += (uint32_t)nl; return; }
+	static const char kind[] = "aaaaxxccnnnnmmmm&&||^^id";
+	static const unsigned char is64[24] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0};
+	int bits = is64[sel] ? 64 : 32;
+	int is_signed = sel == 8 || sel == 10 || sel == 12 || sel == 14;
+	int lost = defect("atomic-lost-update");
+	for (uint32_t i = 0; i < iters; i++)
+		for (uint64_t tl = 0; tl < nl; tl++) {
+			uint64_t k = (uint64_t)i * tcount + tbase + tl, sh = k / nwords, bit = sh < 64 ? 1ull << sh : 0;
+			uint64_t x = mode == 1 ? bit : mode == 2 ? ~bit : a + b * k;
+			char *w = (char *)(uintptr_t)(words + 8 * (k % nwords));
+			uint64_t v = bits == 32 ? *(uint32_t *)w : *(uint64_t *)w, r = v, mask = bits == 32 ? 0xFFFFFFFFull : ~0ull;
+			x &= mask;
+			switch (kind[sel]) {
+			case 'a':
+				if (sel == 2) { float f, g; uint32_t u = (uint32_t)v, y = (uint32_t)x; memcpy(&f, &u, 4); memcpy(&g, &y, 4); f += g; memcpy(&u, &f, 4); r = u; }
+				else if (sel == 3) { double f, g; memcpy(&f, &v, 8); memcpy(&g, &x, 8); f += g; memcpy(&r, &f, 8); }
+				else r = v + x;
+				break;
+			case 'c': r = v + x; break; // the CAS loop's first attempt always wins here
+			case 'x': r = x; break;
+			case 'n': r = (is_signed ? (bits == 32 ? (int32_t)x < (int32_t)v : (int64_t)x < (int64_t)v) : x < v) ? x : v; break;
+			case 'm': r = (is_signed ? (bits == 32 ? (int32_t)x > (int32_t)v : (int64_t)x > (int64_t)v) : x > v) ? x : v; break;
+			case '&': r = v & x; break;
+			case '|': r = v | x; break;
+			case '^': r = v ^ x; break;
+			case 'i': r = v >= x ? 0 : v + 1; break;
+			case 'd': r = v == 0 || v > x ? x : v - 1; break;
+			}
+			if (!(lost && i == 0 && tl == 0)) {
+				if (bits == 32) *(uint32_t *)w = (uint32_t)r;
+				else *(uint64_t *)w = r;
+			}
+			((uint64_t *)(uintptr_t)old)[(uint64_t)i * nl + tl] = v;
+		}
+}
+
 // p2pc_fake_echo(u64 out, u32 a, u64 b, f32 c, u16 d) writes, at out:
 // a @0, b @8, c @16, d @20, grid @24/28/32, block @36/40/44, shmem @48,
 // stream @56, kind @64 (1 normal, 2 cooperative).
@@ -1158,6 +1314,12 @@ static CUresult launch(int kind, struct function *f, unsigned gx, unsigned gy, u
 	logf_("launch %s %u %u %u %u %u %u %u", f->name, gx, gy, gz, bx, by, bz, shmem);
 	if (run_basic_kernel(f->name, params, stream_of(s))) {
 		// ran on the host (kernels/basic.ptx)
+	} else if (strcmp(f->name, "atom_contend_sys") == 0) {
+		if (!params) return INVALID_VALUE;
+		run_contend(params, (uint64_t)gx * gy * gz * bx * by * bz, stream_of(s));
+	} else if (strncmp(f->name, "litmus_", 7) == 0) {
+		if (!params) return INVALID_VALUE;
+		run_litmus_kernel(f, params, stream_of(s));
 	} else if (strcmp(f->name, "p2pc_fake_echo") == 0) {
 		if (!params) return INVALID_VALUE;
 		char *out = (char *)(uintptr_t)*(uint64_t *)params[0];

@@ -43,6 +43,7 @@ var _ = Describe("ipc: exported memory", func() {
 
 				By("closing in the importer, then using its pointer there")
 				imp.must(agentCmd{Op: opClose}, "cuIpcCloseMemHandle on "+g.String())
+				harness.ExpectDeviceFaults("the importer's kernel dereferences its pointer after cuIpcCloseMemHandle")
 				probe := imp.do(agentCmd{Op: opProbe, Ptr: rep.Ptr, Size: ipcBytes, Seed: seed + 1})
 				expectUnusable(probe, fmt.Sprintf("the importer's pointer 0x%x after cuIpcCloseMemHandle on %s", rep.Ptr, g))
 				imp.exit(ctx, false)

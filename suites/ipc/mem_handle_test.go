@@ -98,6 +98,7 @@ var _ = Describe("ipc: a 64-byte memory handle", func() {
 				}
 
 				By(fmt.Sprintf("giving the importer only the pointer value 0x%x", uint64(e.ptr)))
+				harness.ExpectDeviceFaults("the importer's kernel dereferences the exporter's bare pointer")
 				rep := imp.do(agentCmd{Op: opProbe, Ptr: uint64(e.ptr), Size: ipcBytes, Seed: seed})
 				expectUnusable(rep, fmt.Sprintf("the exporter's bare pointer 0x%x in another process on %s", uint64(e.ptr), g))
 				imp.exit(ctx, false)

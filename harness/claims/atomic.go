@@ -14,7 +14,8 @@ import (
 // on one GPU apply to another GPU's memory, read from the P2P attributes
 // NATIVE_ATOMIC_SUPPORTED and ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED (13.0+)
 // and from cuDeviceGetP2PAtomicCapabilities (13.0+), one mask per
-// CUatomicOperation (reference/cuda-p2p-facts.md §2.4–2.5).
+// CUatomicOperation (CUDA Driver API, cuDeviceGetP2PAttribute and
+// cuDeviceGetP2PAtomicCapabilities; docs/observations.md, claims on two H200).
 //
 // CUDA does not publish which capability bits make an operation "complete".
 // The suite requires the 32- and 64-bit types of each operation: integer

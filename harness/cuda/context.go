@@ -34,7 +34,7 @@ var ErrReleased = errors.New("cuda: primary context already released")
 
 // Context is a device's primary context, the one the CUDA runtime uses too,
 // so peer access enabled here is the state runtime-based code sees
-// (reference §2.3). Get it from RetainPrimaryContext.
+// (CUDA Driver API, Primary Context Management). Get it from RetainPrimaryContext.
 type Context struct {
 	drv *Driver
 	h   C.uintptr_t // CUcontext; 0 once released

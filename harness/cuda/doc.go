@@ -12,7 +12,7 @@
 // 32-bit size, cuIpcOpenMemHandle has older semantics), and asking
 // cuGetProcAddress_v2 for "the newest" silently changes signatures when a new
 // driver adds a variant. The table in entrypoints.go lists the ABI each
-// wrapper was written for (reference/cuda-p2p-facts.md §1.2).
+// wrapper was written for (docs/observations.md, driver and symbols).
 //
 // Lifecycle, in order:
 //

@@ -17,8 +17,8 @@
 // cuIpcOpenMemHandle at 11000 is cuIpcOpenMemHandle_v2, cuEventElapsedTime at
 // 2000 is the v1 form that still reports errors of pending work. Versions come
 // from the PFN_<name>_v<NNNNN> typedefs of cudaTypedefs.h
-// (reference/cuda-p2p-facts.md §1.2). Change a version only together with the
-// trampoline that calls it.
+// (docs/observations.md, driver and symbols). Change a version only together
+// with the trampoline that calls it.
 #define P2PC_ENTRIES(X) \
 	X(cuInit, 2000) \
 	X(cuDriverGetVersion, 2020) \

@@ -12,7 +12,8 @@ import "unsafe"
 
 // cLayouts reports the sizes and field offsets of the C structs the binding
 // hands to the driver, as the cgo compiler sees them. Test files cannot use
-// cgo, so layout_test.go reads them here and pins them to reference §4.3.
+// cgo, so layout_test.go reads them here and pins them to the layouts of
+// cuda.h (docs/observations.md, struct layouts).
 func cLayouts() map[string]uintptr {
 	var prop C.CUmemAllocationProp
 	var access C.CUmemAccessDesc

@@ -9,8 +9,9 @@ import (
 )
 
 // TestStructLayouts pins the C structs handed to the driver to the layouts of
-// cuda.h 12.6 and 13.0 (reference §4.3; CUmemAllocationProp measured as 32
-// bytes on the H200 driver, §11). shim.h also checks them at compile time.
+// cuda.h 12.6 and 13.0 (docs/observations.md, struct layouts:
+// CUmemAllocationProp measured as 32 bytes on the H200 driver). shim.h also
+// checks them at compile time.
 func TestStructLayouts(t *testing.T) {
 	want := map[string]uintptr{
 		"CUmemLocation":                            8,

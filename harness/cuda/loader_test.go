@@ -54,7 +54,7 @@ func TestLoadLibraryWithoutGetProcAddress(t *testing.T) {
 	}
 }
 
-// wantVersions is reference/cuda-p2p-facts.md §1.2 (plus cudaTypedefs.h for
+// wantVersions is the CUDA driver's versioned export names (cudaTypedefs.h for
 // the rows it does not list), written out again so that a change of the
 // table in entrypoints.go must be made twice, on purpose.
 var wantVersions = map[string]int{

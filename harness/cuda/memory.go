@@ -255,8 +255,8 @@ func (d *Driver) PointerAttribute(attr cuenum.PointerAttr, p DevicePtr) (uint64,
 
 // PointerDeviceOrdinal is the ordinal the memory was allocated or registered
 // against (cuenum.PointerDeviceOrdinal). For memory imported through legacy IPC
-// it is the importing device, not the owner (reference §12). Needs a current
-// context.
+// it is the importing device, not the owner (docs/observations.md, IPC and
+// pointer attributes). Needs a current context.
 func (d *Driver) PointerDeviceOrdinal(p DevicePtr) (Device, error) {
 	v, err := d.PointerAttribute(cuenum.PointerDeviceOrdinal, p)
 	return Device(int32(uint32(v))), err

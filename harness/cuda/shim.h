@@ -4,7 +4,7 @@
 // shim.h declares the few CUDA driver types the binding passes to libcuda.so.1.
 // p2pconf ships no CUDA headers (a test machine has only the driver), so the
 // types are written here from cuda.h 12.6 / 13.0, whose layouts agree
-// (reference/cuda-p2p-facts.md §1.6 and §4.3). The static asserts below stop
+// (docs/observations.md, struct layouts). The static asserts below stop
 // the build if a compiler lays them out differently.
 //
 // Every Go file of the package includes this header and adds, in its own

@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// TestValuesMatchCudaH pins every named code to cuda.h (the table of
-// reference/cuda-p2p-facts.md §9, plus COOPERATIVE_LAUNCH_TOO_LARGE), so a
+// TestValuesMatchCudaH pins every named code to cuda.h's CUresult enum (the
+// codes of docs/observations.md, error codes, plus
+// COOPERATIVE_LAUNCH_TOO_LARGE), so a
 // typo cannot move a code and a code added to the package must be pinned here.
 func TestValuesMatchCudaH(t *testing.T) {
 	want := map[string]int32{

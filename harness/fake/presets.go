@@ -38,7 +38,7 @@ type pairSpec struct {
 	// native says which atomic operations the link does natively.
 	native [backend.AtomicOperationCount]bool
 	// zeroCaps makes cuDeviceGetP2PAtomicCapabilities answer 0 for every
-	// operation whatever native says (the driver of reference §12).
+	// operation whatever native says (docs/observations.md, claims on two H200).
 	zeroCaps bool
 	// noP2P is NVML's status for READ/WRITE/PCI when p2p is false.
 	noP2P nvml.GpuP2PStatus
@@ -161,7 +161,7 @@ var presets = map[string]*presetSpec{
 		pair: func(a, b int) pairSpec { return pairSpec{} },
 	},
 	"h200x2": {
-		name: "h200x2", desc: "2 H200 on 18 NVLinks as observed (reference §12): NATIVE_ATOMIC_SUPPORTED 1 but every per-op capability mask 0, host atomics not native, FABRIC without IMEX (NOT_PERMITTED)",
+		name: "h200x2", desc: "2 H200 on 18 NVLinks as observed (docs/observations.md): NATIVE_ATOMIC_SUPPORTED 1 but every per-op capability mask 0, host atomics not native, FABRIC without IMEX (NOT_PERMITTED)",
 		gpuName: "NVIDIA H200", pciDeviceID: 0x233510de, cc: 90, sms: 132, memMiB: 143771,
 		bus:    []uint32{0x1b, 0x43},
 		driver: 13000, driverString: "580.159.04", fabric: fabricNotPermitted, maxLinks: 18,

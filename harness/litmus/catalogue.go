@@ -108,12 +108,12 @@ func Catalogue() []*Test {
 	return catalogue
 }
 
-// mpTests: message passing, litmus.md A. T0 writes data x then flag y; T1
+// mpTests: message passing, docs/litmus.md A. T0 writes data x then flag y; T1
 // polls the flag, then reads the data. Weak: flag seen, data stale.
 func mpTests() []*Test {
 	mk := func(variant string, v Verdict, where Where, host []string, w, r []Op) *Test {
 		return &Test{Family: "MP", Variant: variant, Locs: []string{"x", "y"}, Threads: [][]Op{w, r},
-			Target: out{"r0": 1, "r1": 0}, Verdict: v, Where: where, Host: host, Source: "litmus.md A (message passing)"}
+			Target: out{"r0": 1, "r1": 0}, Verdict: v, Where: where, Host: host, Source: "docs/litmus.md A (message passing)"}
 	}
 	// Release/acquire pairs at scopes that cover both threads: forbidden.
 	relAcq := func(name string, where Where, rel, acq acc) *Test {
@@ -142,11 +142,11 @@ func mpTests() []*Test {
 	return t
 }
 
-// sbTests: store buffering, litmus.md B. Weak: both loads read 0.
+// sbTests: store buffering, docs/litmus.md B. Weak: both loads read 0.
 func sbTests() []*Test {
 	mk := func(variant string, v Verdict, where Where, host []string, sym bool, t0, t1 []Op) *Test {
 		return &Test{Family: "SB", Variant: variant, Locs: []string{"x", "y"}, Threads: [][]Op{t0, t1},
-			Target: out{"r0": 0, "r1": 0}, Verdict: v, Where: where, Host: host, Symmetric: sym, Source: "litmus.md B (store buffering)"}
+			Target: out{"r0": 0, "r1": 0}, Verdict: v, Where: where, Host: host, Symmetric: sym, Source: "docs/litmus.md B (store buffering)"}
 	}
 	plain := func(variant string, v Verdict, where Where, host []string, s, l acc) *Test {
 		return mk(variant, v, where, host, true, []Op{st(x, 1, s), ld(y, 0, l)}, []Op{st(y, 1, s), ld(x, 1, l)})
@@ -169,17 +169,17 @@ func sbTests() []*Test {
 	}
 }
 
-// lbTests: load buffering, litmus.md C. Weak: both loads read the other
+// lbTests: load buffering, docs/litmus.md C. Weak: both loads read the other
 // thread's later store.
 func lbTests() []*Test {
 	mk := func(variant string, v Verdict, sym bool, l0, s0, l1, s1 acc) *Test {
 		return &Test{Family: "LB", Variant: variant, Locs: []string{"x", "y"},
 			Threads: [][]Op{{ld(x, 0, l0), st(y, 1, s0)}, {ld(y, 1, l1), st(x, 1, s1)}},
-			Target:  out{"r0": 1, "r1": 1}, Verdict: v, Where: onGPUs, Symmetric: sym, Source: "litmus.md C (load buffering)"}
+			Target:  out{"r0": 1, "r1": 1}, Verdict: v, Where: onGPUs, Symmetric: sym, Source: "docs/litmus.md C (load buffering)"}
 	}
 	f := &Test{Family: "LB", Variant: "F.ar.sys", Locs: []string{"x", "y"},
 		Threads: [][]Op{{ld(x, 0, rlxSys), fence(arSys), st(y, 1, rlxSys)}, {ld(y, 1, rlxSys), fence(arSys), st(x, 1, rlxSys)}},
-		Target:  out{"r0": 1, "r1": 1}, Verdict: Forbidden, Where: onGPUs, Symmetric: true, Source: "litmus.md C (load buffering)"}
+		Target:  out{"r0": 1, "r1": 1}, Verdict: Forbidden, Where: onGPUs, Symmetric: true, Source: "docs/litmus.md C (load buffering)"}
 	return []*Test{
 		mk("rlx.sys", Allowed, false, rlxSys, rlxSys, rlxSys, rlxSys),
 		mk("acq.sys/rel.sys", Forbidden, true, acqSys, relSys, acqSys, relSys),

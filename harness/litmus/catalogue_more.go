@@ -5,7 +5,7 @@ package litmus
 
 import "github.com/p2pconf/p2pconf/kernels"
 
-// coherenceTests: SC per location, litmus.md D. Relaxed .sys accesses are
+// coherenceTests: SC per location, docs/litmus.md D. Relaxed .sys accesses are
 // morally strong across GPUs, so each shape is forbidden; with .gpu scope
 // across GPUs, .cta scope across CTAs, or weak accesses the accesses are not
 // morally strong and the outcome is allowed. CoRR also runs as an
@@ -13,7 +13,7 @@ import "github.com/p2pconf/p2pconf/kernels"
 // needs the two threads to interleave finely, so it shows the placement can
 // interleave at all.
 func coherenceTests() []*Test {
-	const src = "litmus.md D (coherence)"
+	const src = "docs/litmus.md D (coherence)"
 	corr := func(variant string, v Verdict, where Where, host []string, a acc, target out) *Test {
 		return &Test{Family: "CoRR", Variant: variant, Locs: []string{"x"},
 			Threads: [][]Op{{st(x, 1, a)}, {ld(x, 0, a), ld(x, 1, a)}},
@@ -53,12 +53,12 @@ func coherenceTests() []*Test {
 	}
 }
 
-// rmwTests: RMW atomicity, litmus.md E. An atomic add and a concurrent store
+// rmwTests: RMW atomicity, docs/litmus.md E. An atomic add and a concurrent store
 // (or add) to one word: the store must not vanish inside the add, and two
 // adds must not both read the initial value. Non-atomic ld/st increments
 // are the mutants.
 func rmwTests() []*Test {
-	const src = "litmus.md E (RMW atomicity)"
+	const src = "docs/litmus.md E (RMW atomicity)"
 	add := func(reg int, a acc) []Op { return []Op{rmw(kernels.OpAdd, x, 1, reg, a)} }
 	inc := func(reg int, a acc) []Op { return []Op{ld(x, reg, a), stInc(x, reg, a)} }
 	atomicity := func(variant string, v Verdict, where Where, host []string, t0 []Op, a acc) *Test {
@@ -81,13 +81,13 @@ func rmwTests() []*Test {
 	}
 }
 
-// wrcTests: write-to-read causality, litmus.md F. T1 sees T0's x, then
+// wrcTests: write-to-read causality, docs/litmus.md F. T1 sees T0's x, then
 // publishes y; T2 sees y and must see x. Unannotated accesses rlx.sys.
 func wrcTests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel, acq acc) *Test {
 		return &Test{Family: "WRC", Variant: variant, Locs: []string{"x", "y"},
 			Threads: [][]Op{{st(x, 1, rlxSys)}, {poll(x, 1, 0, rlxSys), st(y, 1, rel)}, {poll(y, 1, 1, acq), ld(x, 2, rlxSys)}},
-			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "litmus.md F (cumulativity)"}
+			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "docs/litmus.md F (cumulativity)"}
 	}
 	return []*Test{
 		mk("rlx.sys", Allowed, []string{"GGH"}, rlxSys, rlxSys),
@@ -97,7 +97,7 @@ func wrcTests() []*Test {
 	}
 }
 
-// isa2Tests: ISA2, a chain of two release/acquire hops, litmus.md F. The
+// isa2Tests: ISA2, a chain of two release/acquire hops, docs/litmus.md F. The
 // scope-chained variant (hop 1 at .gpu between threads of one GPU, hop 2 at
 // .sys to the other GPU or the host) is the CUDA guide's cumulativity
 // example: forbidden where the first hop stays inside one GPU.
@@ -105,7 +105,7 @@ func isa2Tests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel1, acq1, rel2, acq2 acc) *Test {
 		return &Test{Family: "ISA2", Variant: variant, Locs: []string{"x", "y", "z"},
 			Threads: [][]Op{{st(x, 1, weak), st(y, 1, rel1)}, {poll(y, 1, 0, acq1), st(z, 1, rel2)}, {poll(z, 1, 1, acq2), ld(x, 2, weak)}},
-			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "litmus.md F (cumulativity), CUDA guide memory-model example"}
+			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "docs/litmus.md F (cumulativity), CUDA guide memory-model example"}
 	}
 	return []*Test{
 		mk("hop 1 relaxed", Allowed, nil, rlxSys, acqSys, relSys, acqSys),
@@ -116,7 +116,7 @@ func isa2Tests() []*Test {
 	}
 }
 
-// iriwTests: independent reads of independent writes, litmus.md F. T0
+// iriwTests: independent reads of independent writes, docs/litmus.md F. T0
 // writes x, T1 writes y; T2 reads x then y, T3 reads y then x. Weak: the
 // readers disagree on the order of the writes (T2 sees x but not y, T3 y
 // but not x). PTX is not multi-copy atomic: acquire loads, or
@@ -135,7 +135,7 @@ func iriwTests() []*Test {
 		return &Test{Family: "IRIW", Variant: variant, Locs: []string{"x", "y"},
 			Threads: [][]Op{{st(x, 1, rlxSys)}, {st(y, 1, rlxSys)}, reader(x, y, 0, 1), reader(y, x, 2, 3)},
 			Target:  out{"r0": 1, "r1": 0, "r2": 1, "r3": 0}, Verdict: v, Where: InTriple,
-			Source: "litmus.md F (multi-copy atomicity; PTX is not multi-copy atomic)"}
+			Source: "docs/litmus.md F (multi-copy atomicity; PTX is not multi-copy atomic)"}
 	}
 	return []*Test{
 		mk("rlx.sys", Allowed, rlxSys, nil),

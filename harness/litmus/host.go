@@ -29,8 +29,8 @@ func (h hostMem) word(addr uint64) *uint32 {
 // hostParty is one host goroutine playing the host's threads for the
 // instances worker, worker+workers, ... Every access is sync/atomic, which
 // is sequentially consistent in Go: the host side always orders as strongly
-// as it can, so a mutant weakens only the GPU side (litmus.md G: "both
-// sides must order").
+// as it can, so a mutant weakens only the GPU side (docs/litmus.md, G
+// host↔GPU: both sides must order).
 type hostParty struct {
 	t               *Test
 	a               launchArgs // the same arguments a GPU party gets

@@ -91,7 +91,7 @@ type Test struct {
 	// pair they run with the locations on one GPU only, since the reverse
 	// pair covers the other home.
 	Symmetric bool
-	// Source cites the row of reference/litmus.md or the paper.
+	// Source cites the family of docs/litmus.md or the paper.
 	Source string
 }
 

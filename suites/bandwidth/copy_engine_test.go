@@ -21,7 +21,7 @@ var _ = Describe("bandwidth: copy engines", func() {
 		   bandwidth (bytes / time between two events of A on the issuing stream) is recorded per size from
 		   4 KiB, with the fraction of the link's nominal rate (NVML). With P2PCONF_BASELINE the figures
 		   MUST NOT fall below the baseline by more than the tolerance.
-		   Source: CUDA Driver API cuMemcpyPeerAsync, cuEventElapsedTime; reference §12 (H200 NV18: 396 GB/s).
+		   Source: CUDA Driver API cuMemcpyPeerAsync, cuEventElapsedTime; docs/observations.md, two H200: bandwidth (NV18: 396 GB/s).
 		   Applies to: every ordered pair (staged through the host where peer access is unavailable).
 		*/
 		It(fmt.Sprintf("move data from %s to %s with cuMemcpyPeerAsync at every size", p.A, p.B),
@@ -41,7 +41,7 @@ var _ = Describe("bandwidth: copy engines", func() {
 		   Requirement: cuMemcpyPeerAsync A→B on a stream of A and B→A on a stream of B, started together,
 		   MUST each copy every byte; the total (both directions' bytes over the slower direction's time) is
 		   recorded as the bidirectional figure.
-		   Source: CUDA Driver API cuMemcpyPeerAsync, cuStreamWaitEvent; reference §12 (783 GB/s both ways).
+		   Source: CUDA Driver API cuMemcpyPeerAsync, cuStreamWaitEvent; docs/observations.md, two H200: bandwidth (783 GB/s both ways).
 		   Applies to: every unordered pair, once.
 		*/
 		It(fmt.Sprintf("move data between %s in both directions at once with cuMemcpyPeerAsync", both(p)),

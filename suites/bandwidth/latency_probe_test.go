@@ -21,7 +21,7 @@ import (
 // Latency probe parameters.
 const (
 	minChaseTable = 64 * report.MiB // the chain's memory at least; more where the L2 is larger
-	chaseHops     = 20000           // hops per timed chase (reference §12)
+	chaseHops     = 20000           // hops per timed chase (docs/observations.md, two H200: latency)
 	chaseReps     = 3
 	smallReps     = 200 // round trips of a 4-byte copy
 	smallBatch    = 256 // 4-byte copies per pipelined batch
@@ -145,7 +145,7 @@ func (s *session) chaseLatency(g, owner harness.GPU) {
 	harness.Metric("chase_ns_per_hop", exp.GetStats("fresh").ValueFor(gmeasure.StatMedian), "ns",
 		detail+fmt.Sprintf("; median of %d chases after a warm-up, each continuing the cycle (no element revisited)%s", chaseReps, s.noteSuffix()))
 	harness.Metric("chase_ns_per_hop.revisit", exp.GetStats("revisit").ValueFor(gmeasure.StatMedian), "ns",
-		detail+"; the last chase's elements again (comparable to reference §12's second run)"+s.noteSuffix())
+		detail+"; the last chase's elements again (a warm second run)"+s.noteSuffix())
 	s.alone.Done()
 }
 

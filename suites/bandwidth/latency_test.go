@@ -20,8 +20,8 @@ var _ = Describe("bandwidth: latency probes", func() {
 		   Requirement: a 4-byte cuMemcpyPeerAsync A→B MUST deliver its word; its completion time is
 		   recorded as a round trip (enqueue to the host seeing the event complete), as one copy between
 		   two events, and per copy when pipelined.
-		   Source: CUDA Driver API cuMemcpyPeerAsync, cuEventElapsedTime; reference §12 (8.2 µs round
-		   trip, 2.9 µs pipelined). Applies to: every ordered pair.
+		   Source: CUDA Driver API cuMemcpyPeerAsync, cuEventElapsedTime; docs/observations.md,
+		   two H200: latency (8.2 µs round trip, 2.9 µs pipelined). Applies to: every ordered pair.
 		*/
 		It(fmt.Sprintf("time a 4-byte cuMemcpyPeerAsync from %s to %s", p.A, p.B),
 			harness.PairLabels(idLatency, p), func(ctx SpecContext) {
@@ -38,8 +38,8 @@ var _ = Describe("bandwidth: latency probes", func() {
 		   ID: bandwidth.latency (info)
 		   Requirement: with peer access A→B, one thread on A following a random pointer cycle in B's memory
 		   (ld.global.cg) MUST end on the element the chain leads to; the time per hop is recorded.
-		   Source: CUDA Programming Guide "Peer-to-Peer Memory Access"; reference §12 (855 ns per hop over
-		   NV18). Applies to: ordered pairs with cuDeviceCanAccessPeer(A, B) = 1.
+		   Source: CUDA Programming Guide "Peer-to-Peer Memory Access"; docs/observations.md, two H200:
+		   latency (857 ns per hop over NV18). Applies to: ordered pairs with cuDeviceCanAccessPeer(A, B) = 1.
 		*/
 		It(fmt.Sprintf("time a kernel on %s chasing pointers through %s's memory", p.A, p.B),
 			harness.PairLabels(idLatency, p), func(ctx SpecContext) {
@@ -54,7 +54,8 @@ var _ = Describe("bandwidth: latency probes", func() {
 		   ID: bandwidth.latency (info)
 		   Requirement: a 4-byte cuMemcpyAsync within one GPU MUST deliver its word, and a pointer chase
 		   through the GPU's own memory MUST end on the right element; both times are recorded.
-		   Source: CUDA Driver API cuMemcpyAsync; reference §12 (145 ns per hop, second run).
+		   Source: CUDA Driver API cuMemcpyAsync; docs/observations.md, two H200: latency (148 ns per
+		   hop, second run).
 		   Applies to: every GPU.
 		*/
 		It(fmt.Sprintf("time a 4-byte cuMemcpyAsync within %s's memory", g),
@@ -70,7 +71,8 @@ var _ = Describe("bandwidth: latency probes", func() {
 		/*
 		   ID: bandwidth.latency (info)
 		   Requirement: one thread following a random cycle in its own GPU's memory MUST end on the element
-		   the chain leads to; ns per hop recorded. Source: reference §12. Applies to: every GPU.
+		   the chain leads to; ns per hop recorded. Source: docs/observations.md, two H200: latency.
+		   Applies to: every GPU.
 		*/
 		It(fmt.Sprintf("time a kernel on %s chasing pointers through its own memory", g),
 			harness.GPULabels(idLatency, g), func(ctx SpecContext) {

@@ -20,7 +20,7 @@ var (
 		{"fence.acq_rel.sys around relaxed .sys flag accesses", kernels.MPFenceAcqRel, kernels.MPFenceAcqRel},
 		{"fence.sc.sys around relaxed .sys flag accesses", kernels.MPFenceSC, kernels.MPFenceSC},
 	}
-	// mpMutants are allowed weak forms (reference/litmus.md, family A).
+	// mpMutants are allowed weak forms (docs/litmus.md, A message passing).
 	mpMutants = []mpVariant{
 		{"a relaxed .sys flag and no fence", kernels.MPRelaxed, kernels.MPRelaxed},
 		{"st.release.gpu and ld.acquire.gpu across GPUs", kernels.MPGPUScope, kernels.MPGPUScope},
@@ -44,7 +44,7 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 					with relaxed .sys flag accesses. Checked with the data and flags
 					in A's memory and in B's memory.
 					Source: PTX ISA, memory consistency model (release and acquire
-					patterns, causality order, .sys scope); reference/litmus.md
+					patterns, causality order, .sys scope); docs/litmus.md
 					family A (MP+rel/acq.sys, MP+F.ar.sys, MP+F.sc.sys: forbidden).
 					Applies to: pairs with peer access towards the memory used.
 				*/

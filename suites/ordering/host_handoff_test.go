@@ -42,7 +42,7 @@ var _ = Describe("ordering: a flag in mapped pinned memory", func() {
 			timeout fails naming the side and the round.
 			Source: PTX ISA, memory consistency model (.sys scope includes host
 			threads); CUDA C++ Programming Guide, system-scope atomics and
-			mapped memory; reference/litmus.md family G.
+			mapped memory; docs/litmus.md, G host↔GPU.
 			Applies to: every GPU (mapped pinned memory, CAN_MAP_HOST_MEMORY).
 		*/
 		It(fmt.Sprintf("hands data from a kernel on %s to a host goroutine when the kernel sets it with st.release.sys", g),

@@ -54,8 +54,8 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 				outcome is sequentially consistent). Both fail when no instance completes
 				or a value no operation wrote is read.
 				Source: PTX ISA "Memory Consistency Model" (scopes, morally
-				strong, release/acquire patterns, Fence-SC); reference/litmus.md
-				families A-G (verdicts after Lustig et al. 2019 and Dat3M).
+				strong, release/acquire patterns, Fence-SC); Lustig et al., ASPLOS 2019; docs/litmus.md
+				families A-G.
 				Applies to: every GPU; host placements where
 				CAN_MAP_HOST_MEMORY=1 (and HOST_NATIVE_ATOMIC_SUPPORTED=1 for
 				read-modify-writes on host memory).
@@ -77,9 +77,8 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 				each thread's store crosses the link), reached by the other over
 				peer access: forbidden outcomes MUST NOT be observed; .gpu scope
 				across the GPUs makes a test a mutant.
-				Source: PTX ISA "Memory Consistency Model"; reference/litmus.md;
-				reference/cuda-p2p-facts.md §12 (weak outcomes seen between
-				H200s).
+				Source: PTX ISA "Memory Consistency Model"; docs/litmus.md,
+				"Observed on H200s" (weak outcomes seen between two H200s).
 				Applies to: ordered pairs with peer access both ways
 				(cuDeviceCanAccessPeer=1) and, for read-modify-writes across
 				the link, NATIVE_ATOMIC_SUPPORTED=1 both ways.

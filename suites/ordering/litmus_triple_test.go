@@ -35,7 +35,7 @@ var _ = Describe("ordering: the memory-model litmus test on three GPUs", Ordered
 				observed; .gpu scope across the GPUs makes a test a mutant.
 				Source: PTX ISA "Memory Consistency Model" (causality order,
 				cumulativity, Fence-SC; PTX is not multi-copy atomic);
-				reference/litmus.md family F.
+				docs/litmus.md, F cumulativity.
 				Applies to: the selected triples whose three GPUs have peer
 				access among all three (A↔B, B↔C, A↔C, cuDeviceCanAccessPeer=1
 				in all six directions); otherwise the specs skip before the

@@ -17,7 +17,7 @@ import (
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
-// Flag-handoff geometry (reference/litmus.md, "What worked on the H200s"):
+// Flag-handoff geometry (docs/litmus.md, "How an instance runs"):
 // one writer thread on A and one reader thread on B per instance, the
 // reader of instance i sitting at a permuted position (odd multiplier,
 // changed every launch), locations 128 bytes apart, both kernels started

@@ -16,7 +16,7 @@ import (
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
-// Helper processes (DESIGN.md §4), re-exported so suites need not import
+// Helper processes (package proc), re-exported so suites need not import
 // harness/proc. See package proc for the protocol.
 type (
 	// RoleServer answers a role's requests in the helper process. A server
@@ -132,7 +132,7 @@ func (a *DriverAnswer) Record(err error) error {
 }
 
 // ExpectHealthy checks, after a helper's expected fault, that this
-// process's contexts on gpus still work (DESIGN.md §4: a fault poisons only
+// process's contexts on gpus still work (package proc: a fault poisons only
 // the context it happens in): on each GPU a kernel fills a new buffer with a
 // seeded pattern, and a copy brings back every word.
 func (h *Harness) ExpectHealthy(ctx context.Context, gpus ...GPU) {

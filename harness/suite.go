@@ -23,7 +23,7 @@ import (
 )
 
 // Main is the suite binary's TestMain body: when the binary was started as a
-// helper process (DESIGN.md §4), it runs the helper's role and exits with its
+// helper process (package proc), it runs the helper's role and exits with its
 // code; otherwise it runs the tests.
 //
 //	func TestMain(m *testing.M) { os.Exit(harness.Main(m)) }

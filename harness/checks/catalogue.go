@@ -86,7 +86,7 @@ var catalogue = []Check{
 		AppliesTo:   "every GPU with UNIFIED_ADDRESSING=1."},
 	{ID: "ipc.importer-killed", Scopes: gpu, Kinds: conf,
 		Requirement: "when an importer holding a mapping is killed with SIGKILL, the exporter MUST stay healthy: its data intact, cuMemFree succeeds and device free memory returns to its baseline. No helper process, descriptor or socket file outlives the importer.",
-		Source:      "CUDA Driver API (process teardown releases a context's mappings); DESIGN.md §4.",
+		Source:      "CUDA Driver API (process teardown releases a context's mappings); package harness/proc (helper processes).",
 		AppliesTo:   "every GPU with UNIFIED_ADDRESSING=1."},
 	{ID: "ipc.exporter-exits-first", Scopes: gpu, Kinds: info,
 		Requirement: "none (informational). What an importer observes (a kernel reading the mapping, then cuIpcCloseMemHandle) after the exporting process exited without freeing. The documentation leaves it undefined.",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-// Package proc runs parts of a spec in helper processes (DESIGN.md §4): the
+// Package proc runs parts of a spec in helper processes: the
 // suite's own test binary, re-executed with a role, so a precompiled suite
 // binary needs nothing beside it. Helpers carry the multi-process specs (IPC,
 // VMM shareable handles) and every spec that expects a device fault, which

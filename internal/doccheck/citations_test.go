@@ -17,7 +17,7 @@ import (
 // source must be public (CUDA, PTX or NVML documentation, a paper) or one of
 // the project's own documents: docs/litmus.md, docs/observations.md, a
 // committed report.
-var outsideMarks = []string{"reference/", "reference §", "reference field failures", "cuda-p2p-facts", "field-failures"}
+var outsideMarks = []string{"reference/", "reference §", "reference field failures", "cuda-p2p-facts", "field-failures", "DESIGN.md"}
 
 // citedFiles are the kinds of file whose text a reader sees: code and its
 // comments, documentation, scripts, PTX and deployment files.
@@ -63,6 +63,7 @@ func TestOutsideCitationsFindsEveryForm(t *testing.T) {
 		"NVML error counters; reference field failures §7.",
 		"table of cuda-p2p-facts §9",
 		"as in field-failures.md",
+		"helper processes (DESIGN.md §4)",
 		"docs/litmus.md A, then litmus.md B",
 	} {
 		if got := outsideCitations("ok\n" + line + "\n"); len(got) != 1 {

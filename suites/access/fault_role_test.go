@@ -18,7 +18,7 @@ import (
 // The probe role runs, in its own process, a kernel on one GPU that reads
 // another GPU's memory when that access is expected to fault: a fault
 // poisons the CUDA context for good, so it never happens in the spec's
-// process (DESIGN.md §4). The role reports what the access did as data; it
+// process (see package harness/proc). The role reports what the access did as data; it
 // fails only when it cannot tell (a setup error, a kernel that neither
 // completes nor faults before the deadline).
 var probeRole = harness.RegisterRole("access.peer-probe",

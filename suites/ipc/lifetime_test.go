@@ -63,7 +63,7 @@ var _ = Describe("ipc: exported memory", func() {
 			succeeds and device free memory returns to its baseline. No helper
 			process, descriptor or socket file outlives the importer.
 			Source: CUDA Driver API (process teardown releases a context's
-			mappings); DESIGN.md §4.
+			mappings); package harness/proc (helper processes).
 			Applies to: every GPU with UNIFIED_ADDRESSING=1.
 		*/
 		It(fmt.Sprintf("stays healthy on %s when an importer holding a mapping is killed", g),

@@ -17,7 +17,7 @@ import (
 
 // The fault role builds VMM mappings in its own process and runs kernels on
 // them that may fault: a fault poisons the context for good, so it never
-// happens in the spec's process (DESIGN.md §4). The role reports what each
+// happens in the spec's process (see package harness/proc). The role reports what each
 // probe did as data; it fails only when it cannot tell (setup errors, a
 // probe that neither completes nor faults).
 var faultRole = harness.RegisterRole("vmm.fault",

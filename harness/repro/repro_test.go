@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -339,13 +340,23 @@ func TestCapabilityReportInTheSuitesWords(t *testing.T) {
 	}
 }
 
-// TestRunAllAndTheInterposer runs run-all.sh over two reproducers against
+// TestRunAllAndTheInterposer runs run-all.sh over three reproducers against
 // the stub, then --interposed with the stub as the "real" driver: the
-// peer-copy reproducer must catch the dropped byte.
+// peer-copy and the local-copy reproducer, which conform without it, must
+// each catch the dropped byte; and on one GPU the local-copy one alone.
 func TestRunAllAndTheInterposer(t *testing.T) {
 	compiler(t)
 	lib := stub(t)
 	dir := t.TempDir()
+	write := func(dir, name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local, err := Generate("access.local-copy", GPU(0), "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, g := range []struct {
 		id string
 		t  Target
@@ -354,26 +365,37 @@ func TestRunAllAndTheInterposer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Source), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(dir, f.Name, f.Source)
 	}
-	for name, data := range map[string]string{"run-all.sh": RunAllScript, "interpose.c": InterposeC} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	oneGPU := t.TempDir()
+	for _, d := range []string{dir, oneGPU} {
+		write(d, local.Name, local.Source)
+		write(d, "run-all.sh", RunAllScript)
+		write(d, "interpose.c", InterposeC)
 	}
 	env := append(os.Environ(), "LD_LIBRARY_PATH="+lib, "FAKECUDA_FREE_MIB=1024", "FAKECUDA_REALISTIC=1")
 	cmd := exec.Command("sh", filepath.Join(dir, "run-all.sh"), "60")
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "conforms: 2  violation: 0  cannot run: 0  broken or timed out: 0") {
+	if err != nil || !strings.Contains(string(out), "conforms: 3  violation: 0  cannot run: 0  broken or timed out: 0") {
 		t.Errorf("run-all.sh on the stub: %v\n%s", err, out)
 	}
+	interposed := append(env, "P2PCONF_REAL_LIBCUDA="+filepath.Join(lib, "libcuda.so.1"))
 	cmd = exec.Command("sh", filepath.Join(dir, "run-all.sh"), "--interposed", "60")
-	cmd.Env = append(env, "P2PCONF_REAL_LIBCUDA="+filepath.Join(lib, "libcuda.so.1"))
+	cmd.Env = interposed
 	out, err = cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "violations caught: 1  missed: 0") || !strings.Contains(string(out), "caught: ") {
+	if err != nil || !strings.Contains(string(out), "violations caught: 2  missed: 0") {
 		t.Errorf("run-all.sh --interposed on the stub: %v\n%s", err, out)
+	}
+	for _, name := range []string{"access.peer-copy_0-1", "access.local-copy_0"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s+1  caught: \S`).Match(out) {
+			t.Errorf("run-all.sh --interposed: no row of %s exiting 1 with its violation:\n%s", name, out)
+		}
+	}
+	cmd = exec.Command("sh", filepath.Join(oneGPU, "run-all.sh"), "--interposed", "60")
+	cmd.Env = append(interposed, "FAKECUDA_DEVICES=1")
+	out, err = cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "violations caught: 1  missed: 0") {
+		t.Errorf("run-all.sh --interposed on one GPU: %v\n%s", err, out)
 	}
 }

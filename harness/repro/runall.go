@@ -6,9 +6,11 @@ package repro
 import _ "embed" // csrc/interpose.c
 
 // InterposeC is interpose.c, written next to the reproducers: a libcuda.so.1
-// that forwards to the real driver except that cuMemcpyPeerAsync drops the
-// last byte, so run-all.sh --interposed shows the peer-copy reproducers
-// exiting 1 on a healthy machine.
+// that forwards to the real driver except that cuMemcpyPeerAsync, and a
+// cuMemcpyAsync or cuMemcpyDtoDAsync within one GPU's device memory, drops
+// the last byte, so run-all.sh --interposed shows the peer-copy and
+// local-copy reproducers exiting 1 on a healthy machine, one GPU enough for
+// the local ones.
 //
 //go:embed csrc/interpose.c
 var InterposeC string
@@ -30,8 +32,10 @@ const RunAllScript = `#!/bin/sh
 #   sh run-all.sh [TIMEOUT_SECONDS]   (default 900 per reproducer)
 #   sh run-all.sh --interposed [TIMEOUT_SECONDS]
 #       builds interpose.c into interpose/libcuda.so.1, a driver that drops the
-#       last byte of every cuMemcpyPeerAsync, and runs the access.peer-copy
-#       reproducers on it: each must exit 1 (the violation is caught).
+#       last byte of every cuMemcpyPeerAsync and of every cuMemcpyAsync or
+#       cuMemcpyDtoDAsync within one GPU, and runs the access.peer-copy and
+#       access.local-copy reproducers on it: each must exit 1 (the violation is
+#       caught). One GPU is enough for the access.local-copy ones.
 cd "$(dirname "$0")" || exit 2
 CC=${CC:-cc}
 if [ "${1:-}" = --interposed ]; then
@@ -41,9 +45,9 @@ if [ "${1:-}" = --interposed ]; then
 	mkdir -p interpose
 	"$CC" -O2 -shared -fPIC -o interpose/libcuda.so.1 interpose.c -ldl || exit 2
 	caught=0 missed=0
-	printf '%-60s %5s  %s\n' "reproducer (interposed: cuMemcpyPeerAsync drops its last byte)" exit verdict
-	for src in access.peer-copy_*.c; do
-		[ -e "$src" ] || { echo "no access.peer-copy reproducers here"; exit 2; }
+	printf '%-60s %5s  %s\n' "reproducer (interposed: peer and local copies drop their last byte)" exit verdict
+	for src in access.peer-copy_*.c access.local-copy_*.c; do
+		[ -e "$src" ] || continue
 		name=${src%.c}
 		"$CC" -O2 -o "$name" "$src" -ldl || exit 2
 		P2PCONF_REAL_LIBCUDA=$real LD_LIBRARY_PATH=$PWD/interpose${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} timeout "${1:-900}" "./$name" >"$name.interposed.out" 2>&1
@@ -52,6 +56,7 @@ if [ "${1:-}" = --interposed ]; then
 		else verdict="NOT caught (see $name.interposed.out)"; missed=$((missed + 1)); fi
 		printf '%-60s %5s  %s\n' "$name" "$code" "$verdict"
 	done
+	[ $((caught + missed)) -gt 0 ] || { echo "no access.peer-copy or access.local-copy reproducers here"; exit 2; }
 	echo
 	echo "violations caught: $caught  missed: $missed"
 	[ "$missed" -eq 0 ]

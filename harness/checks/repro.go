@@ -39,6 +39,7 @@ var reproducible = map[string]bool{
 	"vmm.access-is-per-range":                true,
 	"vmm.fd-export-import":                   true,
 	"vmm.release-while-mapped":               true,
+	"vmm.import-outlives-exporter-release":   true,
 	"ipc.same-process-open-rejected":         true,
 	"ipc.event-flags":                        true,
 	"ipc.mem-handle-roundtrip":               true,

@@ -52,6 +52,7 @@ var violatingDefect = map[string]string{
 	"vmm.access-is-per-range":                "vmm-access-per-allocation",
 	"vmm.fd-export-import":                   "vmm-import-private",
 	"vmm.release-while-mapped":               "vmm-release-frees",
+	"vmm.import-outlives-exporter-release":   "vmm-release-frees-imported",
 	"ipc.same-process-open-rejected":         "ipc-same-process-opens",
 	"ipc.event-flags":                        "ipc-event-flags-ignored",
 	"ipc.mem-handle-roundtrip":               "ipc-import-private",
@@ -144,11 +145,14 @@ func build(t *testing.T, name, source string) string {
 	return bin
 }
 
-// run runs a reproducer against the stub with the given FAKECUDA settings.
+// run runs a reproducer against the stub with the given FAKECUDA settings,
+// its processes counting VMM memory device-wide in a folder of their own
+// (FAKECUDA_SHARED_DIR), as one GPU's driver does.
 func run(t *testing.T, bin string, env ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(bin)
-	cmd.Env = append([]string{"LD_LIBRARY_PATH=" + stub(t), "FAKECUDA_FREE_MIB=1024", "FAKECUDA_REALISTIC=1", "PATH=" + os.Getenv("PATH")}, env...)
+	cmd.Env = append([]string{"LD_LIBRARY_PATH=" + stub(t), "FAKECUDA_FREE_MIB=1024", "FAKECUDA_REALISTIC=1",
+		"FAKECUDA_SHARED_DIR=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {

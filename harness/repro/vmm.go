@@ -132,6 +132,93 @@ static void fd_export_import(int a, int b, uint32_t seed) {
 }
 `
 
+// importOutlivesRelease is the vmm.import-outlives-exporter-release spec
+// of fd_handle_test.go: newExport and sendTo as fd_export_import does, then
+// the exporter unmaps and releases while the importer still maps the
+// memory; device-wide free memory must stay below the baseline by the size
+// and the importer's data stay whole until the importer unmaps and
+// releases, after which free memory returns to the baseline.
+const importOutlivesRelease = `
+static void import_outlives_release(int a, uint32_t seed) {
+	if (attribute(a, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%d", a); return; }
+	size_t size = granularity(a, 1 /* POSIX_FILE_DESCRIPTOR */, 0);
+	if (attribute(a, 103 /* HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED */) != 1) { skipped("needs HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=1 on GPU%d", a); return; }
+	uint64_t n = size / 4;
+	struct gpu_work w = gpu_work(a);
+	CUdeviceptr r = 0;
+	use(a);
+	setup(cuMemAddressReserve(&r, size, 0, 0, 0), "cuMemAddressReserve");
+	step("warming up: one VMM cycle and the kernels on GPU%d", a);
+	vmm_cycle(a, &w, r, size);
+	size_t baseline = free_memory(a);
+	step("creating %zu bytes on GPU%d for POSIX fd export, mapping and filling them", size, a);
+	CUmemAllocationProp prop = pinned_prop(a, 1);
+	CUmemGenericAllocationHandle h;
+	CUmemAccessDesc d = {{1, a}, 3};
+	use(a);
+	setup(cuMemCreate(&h, size, &prop, 0), "cuMemCreate (POSIX_FILE_DESCRIPTOR)");
+	setup(cuMemMap(r, size, 0, h, 0), "cuMemMap");
+	setup(cuMemSetAccess(r, size, &d, 1), "cuMemSetAccess");
+	if (!run_fill(&w, r, n, seed, "fill on the exporter's GPU")) return;
+	struct helper imp = helper_open();
+	step("exporting a POSIX fd and sending it with SCM_RIGHTS; the importer imports, maps and grants GPU%d", a);
+	int fds = count_fds(), fd = -1;
+	use(a);
+	if (!must(cuMemExportToShareableHandle(&fd, h, 1, 0), "cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR)")) return;
+	struct helper_req q;
+	struct helper_rep rep;
+	memset(&q, 0, sizeof q);
+	q.role = ROLE_IMPORT_FD;
+	q.b = a;
+	q.bytes = size;
+	int ok = helper_do(&imp, &q, &rep, fd);
+	close(fd);
+	if (!ok) return;
+	int importer_fds = rep.fds;
+	if (count_fds() != fds) violation("the exporter's open descriptors after exporting, sending and closing the fd: want %d, got %d", fds, count_fds());
+	if (rep.fds_closed != rep.fds_imported - 1)
+		violation("the importer's open descriptors after importing, before and after closing the received fd: %d then %d", rep.fds_imported, rep.fds_closed);
+	if (rep.code != 0) {
+		violation("import and map on GPU%d of GPU%d's memory: %s", a, a, rep.error);
+		return;
+	}
+	if (rep.access[0] != 3) violation("cuMemGetAccess(GPU%d) in the importer after granting: want PROT_READWRITE (3), got %d", a, rep.access[0]);
+	step("unmapping and releasing on the exporter's side");
+	use(a);
+	if (!must(cuMemUnmap(r, size), "cuMemUnmap on the exporter's side") || !must(cuMemRelease(h), "cuMemRelease on the exporter's side")) return;
+	size_t now = free_memory(a);
+	if (now > baseline - size)
+		violation("free memory on GPU%d while only the importer maps the %zu bytes (baseline %zu): want at most %zu, found %zu",
+			a, size, baseline, baseline - size, now);
+	else
+		printf("  ok: %zu bytes free on GPU%d while the importer maps the memory (baseline %zu)\n", now, a, baseline);
+	step("reading every word in the importer, then unmapping there");
+	q.role = ROLE_VERIFY;
+	q.seed = seed;
+	if (!helper_do(&imp, &q, &rep, -1)) return;
+	if (rep.code != 0) violation("importer's kernel on GPU%d after the exporter released: %s", a, rep.error);
+	else if (rep.result[0].mismatches != 0) violation("importer's data on GPU%d after the exporter released: %s", a, verdict_text(rep.result[0]));
+	else printf("  ok: the importer on GPU%d read every word after the exporter released\n", a);
+	q.role = ROLE_UNMAP;
+	if (!helper_do(&imp, &q, &rep, -1)) return;
+	if (rep.code != 0) violation("importer's unmap and release on GPU%d: %s", a, rep.error);
+	if (rep.fds != importer_fds)
+		violation("the importer's open descriptors after unmapping and releasing the import: want %d (before it received the fd), got %d", importer_fds, rep.fds);
+	helper_end(&imp, 0);
+	double end = rt_now() + 10; /* WaitFreeMemory: exactly the baseline, within 10 s */
+	size_t last = free_memory(a);
+	while (last != baseline && rt_now() < end) {
+		usleep(10000);
+		last = free_memory(a);
+	}
+	if (last != baseline)
+		violation("free device memory on GPU%d after both sides unmapped and released: want the baseline %zu bytes, last read %zu (%+lld)",
+			a, baseline, last, (long long)last - (long long)baseline);
+	else
+		printf("  ok: free memory on GPU%d back to its baseline %zu\n", a, baseline);
+}
+`
+
 func init() {
 	register("vmm.granularity", recipe{helpers: vmmHelpers, timeout: specTimeout / 2,
 		specs: func(t Target) []spec {
@@ -193,6 +280,8 @@ static void importer(const struct helper_req *q, struct helper_rep *p, int fd) {
 		imp.dev = q->b;
 		imp.size = q->bytes;
 		use(imp.dev);
+		if (!imp.have_w) imp.w = gpu_work(imp.dev), imp.have_w = 1; /* the suite's importer has its work before it counts */
+		p->fds = count_fds() - 1; /* before the received descriptor arrived */
 		r = cuMemImportFromShareableHandle(&imp.h, (void *)(uintptr_t)fd, 1 /* POSIX_FILE_DESCRIPTOR */);
 		p->fds_imported = count_fds();
 		close(fd);
@@ -598,6 +687,14 @@ while (last != baseline && rt_now() < end) {
 if (last != baseline)
 	violation("free device memory on GPU%%d after cuMemUnmap of the last mapping of a released allocation: want the baseline %%zu bytes, last read %%zu (%%+lld)", A, baseline, last, (long long)last - (long long)baseline);
 `, seed32("vmm.release-while-mapped", t.String())),
+			}}
+		}})
+
+	register("vmm.import-outlives-exporter-release", recipe{basic: true, helpers: vmmHelpers + accessHelpers + vmmShareHelpers + fdExportImport + importOutlivesRelease, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf("keeps memory of GPU%d valid in an importer after the exporter unmaps and releases it", t.A),
+				code: fmt.Sprintf("import_outlives_release(A, %du);\n", seed32("vmm.import-outlives-exporter-release", t.String())),
 			}}
 		}})
 

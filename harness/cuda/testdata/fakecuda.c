@@ -60,6 +60,10 @@
 //                            private copy: the importer's writes are lost),
 //                            vmm-release-frees (cuMemRelease of a mapped
 //                            allocation frees it under its mappings),
+//                            vmm-release-frees-imported (the creator's last
+//                            cuMemRelease frees the memory, and with
+//                            FAKECUDA_SHARED_DIR its free-memory count, while
+//                            another process still maps its import),
 //                            handoff-stale (hd_to_host sets its flag before the
 //                            data; hd_from_host reads the data before the flag),
 //                            ipc-import-private (with FAKECUDA_REALISTIC, an
@@ -80,13 +84,21 @@
 //   FAKECUDA_LITMUS_BIN      the histogram bin a harness/litmus kernel (entry
 //                            litmus_*) counts every instance in (default 0)
 //   FAKECUDA_LITMUS_WEAK_BIN the bin of litmus-weak (default 1)
+//   FAKECUDA_SHARED_DIR      with FAKECUDA_REALISTIC, an existing directory
+//                            through which the processes of one test count
+//                            VMM memory device-wide (below)
 //
 // With FAKECUDA_REALISTIC, device memory is a memfd mapping and an IPC memory
 // handle names the exporter's process, device and descriptor, so another
 // process opens it (through /proc/<pid>/fd) and shares the memory.
 //
 // With FAKECUDA_REALISTIC, cuMemGetInfo's free memory also drops by the VMM
-// allocations and the shareable device memory this process holds.
+// allocations and the shareable device memory this process holds. With
+// FAKECUDA_SHARED_DIR too, the VMM part is device-wide, as a real driver's
+// is: each process writes the VMM memory it holds (device, memfd inode,
+// size) to held.<pid> there at every change, and cuMemGetInfo counts each
+// inode of its device once over the files of live processes, so memory
+// another process still maps after its creator released it stays counted.
 //
 // The kernels of kernels/basic.ptx (fill, verify, transform, delay, empty)
 // and wait_released of kernels/ordering.ptx (its stream, and events recorded
@@ -118,6 +130,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/file.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -488,10 +504,11 @@ static CUresult free_alloc(void *p, int kind) {
 }
 
 static size_t vmm_held(void);
+static size_t shared_held(int dev);
 static CUresult f_cuMemGetInfo_v2(size_t *free_, size_t *total) {
 	NEED_CTX();
 	*free_ = (size_t)env_int("FAKECUDA_FREE_MIB", 70 << 10) << 20;
-	if (getenv("FAKECUDA_REALISTIC")) *free_ -= vmm_held();
+	if (getenv("FAKECUDA_REALISTIC")) *free_ -= vmm_held() + shared_held(current->dev);
 	*total = (size_t)(80 + current->dev) << 30;
 	return OK;
 }
@@ -779,17 +796,95 @@ static CUresult f_cuIpcOpenEventHandle(struct event **e, CUipcEventHandle h) {
 
 // ---- VMM ------------------------------------------------------------------
 
-struct handle { int fd, refs, dev, types; size_t size; };
+// owner is the device the memory is on, imported whether this process got
+// it from a descriptor: both for the device-wide count only.
+struct handle { int fd, refs, dev, types; size_t size; int owner, imported; };
 struct mapping { char *base; size_t size; int handle; unsigned char access[MAXDEV]; };
 static struct handle handles[MAXOBJ];     // index+1 is the CUmemGenericAllocationHandle
 
 // vmm_held is the memory of the VMM allocations this process still holds.
 static size_t vmm_held(void) {
 	size_t n = 0;
+	int shared = getenv("FAKECUDA_SHARED_DIR") != NULL;
 	for (int i = 0; i < MAXOBJ; i++) {
-		if (handles[i].refs > 0) n += handles[i].size;
+		if (handles[i].refs > 0 && !shared) n += handles[i].size;
 		if (allocs[i].base && allocs[i].fd >= 0 && !allocs[i].imported) n += allocs[i].size;
 	}
+	return n;
+}
+
+// shared_path names a file of FAKECUDA_SHARED_DIR (NULL when it is unset).
+static const char *shared_path(char *buf, size_t n, const char *fmt, long v) {
+	const char *dir = getenv("FAKECUDA_SHARED_DIR");
+	if (!dir || !getenv("FAKECUDA_REALISTIC")) return NULL;
+	char name[64];
+	snprintf(name, sizeof name, fmt, v);
+	snprintf(buf, n, "%s/%s", dir, name);
+	return buf;
+}
+
+// shared_lock takes the lock of FAKECUDA_SHARED_DIR (flock on its file
+// "lock"); shared_unlock gives it back.
+static int shared_lock(void) {
+	char p[4096];
+	if (!shared_path(p, sizeof p, "lock", 0)) return -1;
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0) flock(fd, LOCK_EX);
+	return fd;
+}
+static void shared_unlock(int fd) {
+	if (fd >= 0) close(fd); // releases the flock
+}
+
+// publish_vmm rewrites this process's held.<pid>: one "device inode size"
+// line for each VMM allocation it holds.
+static void publish_vmm(void) {
+	char p[4096];
+	if (!shared_path(p, sizeof p, "held.%ld", (long)getpid())) return;
+	int lock = shared_lock();
+	FILE *f = fopen(p, "w");
+	if (f) {
+		for (int i = 0; i < MAXOBJ; i++) {
+			struct stat st;
+			if (handles[i].refs > 0 && fstat(handles[i].fd, &st) == 0)
+				fprintf(f, "%d %llu %zu\n", handles[i].owner, (unsigned long long)st.st_ino, handles[i].size);
+		}
+		fclose(f);
+	}
+	shared_unlock(lock);
+}
+
+// shared_held is the VMM memory of dev that live processes hold, each inode
+// counted once; an inode marked freed.<inode> is gone (defect).
+static size_t shared_held(int dev) {
+	char p[4096];
+	if (!shared_path(p, sizeof p, ".", 0)) return 0;
+	unsigned long long seen[4 * MAXOBJ];
+	int nseen = 0;
+	size_t n = 0;
+	int lock = shared_lock();
+	DIR *d = opendir(getenv("FAKECUDA_SHARED_DIR"));
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		long pid;
+		if (sscanf(e->d_name, "held.%ld", &pid) != 1 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) continue;
+		char q[4096];
+		FILE *f = fopen(shared_path(q, sizeof q, "held.%ld", pid), "r");
+		int owner;
+		unsigned long long ino;
+		size_t size;
+		while (f && fscanf(f, "%d %llu %zu", &owner, &ino, &size) == 3) {
+			char m[4096];
+			int dup = 0;
+			for (int i = 0; i < nseen; i++) dup |= seen[i] == ino;
+			if (owner != dev || dup || access(shared_path(m, sizeof m, "freed.%ld", (long)ino), F_OK) == 0) continue;
+			if (nseen < 4 * MAXOBJ) seen[nseen++] = ino;
+			n += size;
+		}
+		if (f) fclose(f);
+	}
+	if (d) closedir(d);
+	shared_unlock(lock);
 	return n;
 }
 static struct mapping mappings[MAXOBJ];
@@ -821,10 +916,15 @@ static CUresult f_cuMemCreate(CUmemGenericAllocationHandle *h, size_t n, const C
 		unsigned long long flags) {
 	NEED_CTX();
 	if (bad_prop(p) || flags != 0 || n == 0 || (n % GRAN && !defect("vmm-create-any-size"))) return INVALID_VALUE;
-	int fd = memfd_create("fakecuda-vmm", MFD_CLOEXEC);
+	char name[32]; // names the device, for an importer's count (owner_of)
+	snprintf(name, sizeof name, "fakecuda-vmm-dev%d", p->location.id);
+	int fd = memfd_create(name, MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)n) != 0) return 2;
 	*h = new_handle(fd, n, p->location.id, p->requestedHandleTypes);
-	return *h ? OK : 2;
+	if (!*h) return 2;
+	handles[*h - 1].owner = p->location.id;
+	publish_vmm();
+	return OK;
 }
 static CUresult f_cuMemRelease(CUmemGenericAllocationHandle h) {
 	NEED_CTX();
@@ -836,7 +936,14 @@ static CUresult f_cuMemRelease(CUmemGenericAllocationHandle h) {
 				mmap(mappings[i].base, mappings[i].size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 				hd->refs--;
 			}
+	if (hd->refs == 1 && !hd->imported && defect("vmm-release-frees-imported")) { // gone for every importer too
+		struct stat st;
+		char m[4096];
+		if (fstat(hd->fd, &st) == 0 && shared_path(m, sizeof m, "freed.%ld", (long)st.st_ino)) close(open(m, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		if (ftruncate(hd->fd, 0) != 0 || ftruncate(hd->fd, (off_t)hd->size) != 0) return 2;
+	}
 	if (--hd->refs == 0) close(hd->fd);
+	publish_vmm();
 	return OK;
 }
 static CUresult f_cuMemAddressReserve(CUdeviceptr *p, size_t n, size_t align, CUdeviceptr addr,
@@ -885,6 +992,7 @@ static CUresult f_cuMemUnmap(CUdeviceptr p, size_t n) {
 	struct handle *hd = handle_of((CUmemGenericAllocationHandle)m->handle);
 	if (hd && --hd->refs == 0) close(hd->fd);
 	m->base = NULL;
+	publish_vmm();
 	return OK;
 }
 static CUresult f_cuMemSetAccess(CUdeviceptr p, size_t n, const CUmemAccessDesc *d, size_t count) {
@@ -927,6 +1035,17 @@ static CUresult f_cuMemExportToShareableHandle(void *out, CUmemGenericAllocation
 	}
 	return INVALID_VALUE;
 }
+// owner_of reads the device of an imported memfd from its name
+// (fakecuda-vmm-dev<N>, cuMemCreate's); 0 when it has none.
+static int owner_of(int fd) {
+	char p[64], target[256];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(p, target, sizeof target - 1);
+	if (n <= 0) return 0;
+	target[n] = 0;
+	const char *at = strstr(target, "fakecuda-vmm-dev");
+	return at ? atoi(at + strlen("fakecuda-vmm-dev")) : 0;
+}
 static CUresult f_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os, int type) {
 	NEED_CTX();
 	if (type == 1) {
@@ -949,7 +1068,11 @@ static CUresult f_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
 			mine = f;
 		}
 		*h = new_handle(mine, (size_t)st.st_size, 0, 1);
-		return *h ? OK : 2;
+		if (!*h) return 2;
+		handles[*h - 1].owner = owner_of(mine);
+		handles[*h - 1].imported = 1;
+		publish_vmm();
+		return OK;
 	}
 	if (type == 8) {
 		uint64_t v;

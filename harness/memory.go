@@ -37,15 +37,28 @@ func (h *Harness) FreeMemory(g GPU) uint64 {
 	return free
 }
 
-// WaitFreeMemory polls dev's free memory (cuMemGetInfo) until it equals
-// baseline exactly, for at most 10 seconds within ctx, and returns the last
-// reading. It is exact on purpose: specs run serially, the run holds its
-// GPUs (the exclusive-use lock; ExpectFreeMemoryBackTo also checks that
-// no other program is on the GPU), and a spec warms up every kernel,
-// stream and export it uses before it reads its baseline, so any
-// difference is memory the driver still holds. It polls instead of reading once because the
-// driver may return memory asynchronously: a helper process's teardown is
-// finished by the driver after the process is reaped.
+// DriverKeepSlack is how far below its baseline free memory may settle
+// and still count as returned: 1 MiB, under half of the smallest
+// allocation a leak check makes (one 2 MiB VMM granule on an H200; the IPC
+// checks allocate 8 MiB), so a leaked allocation still fails. On an H200
+// with driver 580 the exporter's free memory settled 64 KiB low after an
+// importer process was killed holding its VMM mapping, in about one run in
+// three and only when that spec was the first of its process to hand
+// memory to another process; warming up exports and mappings in the suite's
+// own process did not remove it. The shortfall is driver bookkeeping, not
+// the allocation, and each occurrence is recorded on the result.
+const DriverKeepSlack = 1 << 20
+
+// WaitFreeMemory polls dev's free memory (cuMemGetInfo) until it is back to
+// baseline, or at most DriverKeepSlack below it, for at most 10 seconds
+// within ctx, and returns the last reading. Specs run one at a time on a
+// GPU, the run holds its GPUs (the exclusive-use lock; ExpectFreeMemoryBackTo
+// also checks that no other program is on the GPU), and the suite creates
+// its contexts, loads its kernels and exports once before any spec, so a
+// larger difference is memory the driver still holds. It polls instead of
+// reading once because the driver may return memory asynchronously: a
+// helper process's teardown is finished by the driver after the process is
+// reaped.
 func WaitFreeMemory(ctx context.Context, b backend.Backend, dev backend.Device, baseline uint64) (uint64, error) {
 	wctx, cancel := context.WithTimeout(ctx, freeMemorySettle)
 	defer cancel()
@@ -53,13 +66,14 @@ func WaitFreeMemory(ctx context.Context, b backend.Backend, dev backend.Device, 
 	err := WaitFor(wctx, "free memory back to baseline", func() (bool, error) {
 		f, _, err := b.MemInfo(dev)
 		last = f
-		return f == baseline, err
+		return f <= baseline && f+DriverKeepSlack >= baseline, err
 	})
 	return last, err
 }
 
 // ExpectFreeMemoryBackTo fails the spec unless g's free memory comes back to
-// exactly baseline (WaitFreeMemory); after names what the spec did before
+// baseline (WaitFreeMemory: at most DriverKeepSlack below it, recorded as a
+// finding when it is below at all); after names what the spec did before
 // (released, closed, killed), for the failure message. When a program
 // other than this run uses g before or after the wait, the reading proves
 // nothing either way, and the spec ends as an error naming it instead of
@@ -70,8 +84,12 @@ func (h *Harness) ExpectFreeMemoryBackTo(ctx context.Context, g GPU, baseline ui
 	last, err := WaitFreeMemory(ctx, h.b, g.Ordinal, baseline)
 	RequireAlone(freeMemoryAccounting, g)
 	if err != nil {
-		Fail(fmt.Sprintf("free device memory on %s after %s: want the baseline %d bytes, last read %d (%+d): %v",
-			g, after, baseline, last, int64(last)-int64(baseline), err))
+		Fail(fmt.Sprintf("free device memory on %s after %s: want the baseline %d bytes (at most %d below), last read %d (%+d): %v",
+			g, after, baseline, DriverKeepSlack, last, int64(last)-int64(baseline), err))
+	}
+	if last < baseline {
+		Finding("free-memory-kept-by-driver", baseline-last,
+			fmt.Sprintf("free memory on %s after %s settled %d bytes below its baseline: less than any allocation of the check, so driver bookkeeping, not the allocation", g, after, baseline-last))
 	}
 }
 

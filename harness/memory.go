@@ -41,11 +41,11 @@ func (h *Harness) FreeMemory(g GPU) uint64 {
 // and still count as returned: 1 MiB, under half of the smallest
 // allocation a leak check makes (one 2 MiB VMM granule on an H200; the IPC
 // checks allocate 8 MiB), so a leaked allocation still fails. On an H200
-// with driver 580 the exporter's free memory settled 64 KiB low after an
-// importer process was killed holding its VMM mapping, in about one run in
-// three and only when that spec was the first of its process to hand
-// memory to another process; warming up exports and mappings in the suite's
-// own process did not remove it. The shortfall is driver bookkeeping, not
+// with driver 580 the exporter's free memory settled 64 KiB low after its
+// importer process ended (killed holding a VMM mapping, or after closing an
+// IPC mapping), in about one run in three, in specs that came early in
+// their process; warming up exports and mappings in the suite's own process
+// did not remove it. The shortfall is driver bookkeeping, not
 // the allocation, and each occurrence is recorded on the result.
 const DriverKeepSlack = 1 << 20
 

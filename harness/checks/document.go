@@ -28,7 +28,7 @@ func Document() string {
 		"- **Scope**: `1` runs on every GPU alone; `pair` once per ordered pair; `3` once per selected triple of GPUs (label `triple:A-B-C`, roles in that order).\n" +
 		"- **Free memory back to its baseline** (the leak checks) means at most 1 MiB below it, less than\n" +
 		"  any allocation those checks make; a shortfall is recorded on the result as the finding\n" +
-		"  `free-memory-kept-by-driver` (driver 580 on an H200 kept 64 KiB after a killed importer).\n" +
+		"  `free-memory-kept-by-driver` (driver 580 on an H200 kept 64 KiB after an importer process ended, now and then).\n" +
 		"- **Reproducer**: `yes` where `p2pconf repro <ID> --gpu N | --pair A-B` writes a standalone C file\n" +
 		"  that makes the check's driver calls and exits 0 (conforms), 1 (violation) or 2 (cannot run here);\n" +
 		"  otherwise `no`, with the reason where the check cannot have one.\n")

@@ -4,7 +4,6 @@
 package harness
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/p2pconf/p2pconf/harness/gpulock"
 	"github.com/p2pconf/p2pconf/harness/proc"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/topology"
@@ -29,30 +27,6 @@ import (
 //     through NVML, and if a process that is not this run's (this process,
 //     or a helper process it started) is there, the check ends as an
 //     error, never a pass or a failure, naming the processes.
-
-// lockGPUs takes the exclusive-use lock of every selected GPU (gpulock,
-// configured by P2PCONF_LOCK_DIR, P2PCONF_LOCK_WAIT, P2PCONF_LOCK_HELD). The
-// fake backend's GPUs belong to its state directory, not to the machine,
-// so fake runs lock only when P2PCONF_LOCK_DIR asks for it.
-func lockGPUs(m *Machine) (*gpulock.Lock, error) {
-	if strings.HasPrefix(m.Backend.Name(), "fake") && os.Getenv(gpulock.EnvDir) == "" {
-		return nil, nil
-	}
-	o, err := gpulock.OptionsFromEnv()
-	if err != nil {
-		return nil, err
-	}
-	var uuids, names []string
-	for _, g := range m.GPUs() {
-		uuids = append(uuids, g.Info.UUID)
-		names = append(names, g.String())
-	}
-	l, err := gpulock.Acquire(context.Background(), uuids, o)
-	if err != nil {
-		return nil, fmt.Errorf("exclusive use of %s: %w", strings.Join(names, ", "), err)
-	}
-	return l, nil
-}
 
 // othersOn lists the processes on g that are not this run's. why is set,
 // and others empty, when it cannot tell: NVML is not available or its

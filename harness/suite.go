@@ -18,6 +18,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/proc"
 	"github.com/p2pconf/p2pconf/kernels"
 )
@@ -54,7 +55,7 @@ func RunSuite(t *testing.T, suite string) {
 	}()
 	// Exclusive use of the selected GPUs, before any spec runs; a GPU
 	// another run holds stops this one here, naming the holder.
-	lock, err := lockGPUs(m)
+	lock, err := machine.LockGPUs(m)
 	if err != nil {
 		t.Fatalf("p2pconf %s: %v", suite, err)
 	}

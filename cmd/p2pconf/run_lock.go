@@ -4,7 +4,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -30,21 +29,12 @@ func holdGPUs(stderr io.Writer) (release func(), err error) {
 		return func() {}, nil
 	}
 	defer func() { _ = m.Backend.Close() }()
-	if strings.HasPrefix(m.Backend.Name(), "fake") && os.Getenv(gpulock.EnvDir) == "" {
-		return func() {}, nil
-	}
-	o, err := gpulock.OptionsFromEnv()
+	l, err := machine.LockGPUs(m)
 	if err != nil {
 		return nil, err
 	}
-	var uuids, names []string
-	for _, g := range m.GPUs() {
-		uuids = append(uuids, g.Info.UUID)
-		names = append(names, g.String())
-	}
-	l, err := gpulock.Acquire(context.Background(), uuids, o)
-	if err != nil {
-		return nil, fmt.Errorf("exclusive use of %s: %w", strings.Join(names, ", "), err)
+	if l == nil {
+		return func() {}, nil
 	}
 	_, held, _ := strings.Cut(l.HeldEnv(), "=")
 	prev, had := os.LookupEnv(gpulock.EnvHeld)
@@ -52,7 +42,7 @@ func holdGPUs(stderr io.Writer) (release func(), err error) {
 		l.Release()
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "p2pconf run: holding %s for this run (locks in %s)\n", strings.Join(names, ", "), l.Dir())
+	fmt.Fprintf(stderr, "p2pconf run: holding %s for this run (locks in %s)\n", m.GPUNames(), l.Dir())
 	return func() {
 		if had {
 			_ = os.Setenv(gpulock.EnvHeld, prev)

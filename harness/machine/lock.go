@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package machine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/p2pconf/p2pconf/harness/gpulock"
+)
+
+// LockGPUs takes the exclusive-use lock of every GPU m selected (gpulock,
+// configured by P2PCONF_LOCK_DIR, P2PCONF_LOCK_WAIT, P2PCONF_LOCK_HELD): a
+// suite process takes it for its own GPUs, p2pconf run for the whole run.
+// The fake backend's GPUs belong to its state directory, not to the
+// machine, so fake runs lock only when P2PCONF_LOCK_DIR asks for it; the
+// lock is then nil (Release on nil is harmless).
+func LockGPUs(m *Machine) (*gpulock.Lock, error) {
+	if strings.HasPrefix(m.Backend.Name(), "fake") && os.Getenv(gpulock.EnvDir) == "" {
+		return nil, nil
+	}
+	o, err := gpulock.OptionsFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	var uuids []string
+	for _, g := range m.GPUs() {
+		uuids = append(uuids, g.Info.UUID)
+	}
+	l, err := gpulock.Acquire(context.Background(), uuids, o)
+	if err != nil {
+		return nil, fmt.Errorf("exclusive use of %s: %w", m.GPUNames(), err)
+	}
+	return l, nil
+}
+
+// GPUNames lists m's selected GPUs as "GPU0, GPU1".
+func (m *Machine) GPUNames() string {
+	var names []string
+	for _, g := range m.GPUs() {
+		names = append(names, g.String())
+	}
+	return strings.Join(names, ", ")
+}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/p2pconf/p2pconf/harness/schedule"
 )
 
 // Environment variables that decide how long a litmus test runs and when a
@@ -22,6 +24,7 @@ const (
 	EnvLitmusLinkTarget        = "P2PCONF_LITMUS_LINK_TARGET"         // instances a forbidden test runs with the host or other GPUs
 	EnvLitmusMutantHits        = "P2PCONF_LITMUS_MUTANT_HITS"         // weak outcomes after which a mutant stops
 	EnvLitmusMutantBudget      = "P2PCONF_LITMUS_MUTANT_BUDGET"       // time cap of a mutant
+	EnvPairMutants             = schedule.EnvPairMutants              // here (default) or representative: where a pair's mutants ran
 )
 
 // Litmus profiles.
@@ -95,6 +98,14 @@ type LitmusSettings struct {
 	MinInstances      uint64
 	MinFlagShare      float64 // fraction of counted instances, in (0, 1]
 	MaxViolationBound float64 // per instance, in (0, 1]
+
+	// PairMutantsElsewhere is true when this process's pair mutants were
+	// left to the representative pair of their link class
+	// (P2PCONF_PAIR_MUTANTS=representative, which p2pconf run sets on such
+	// processes): a forbidden pair test then states no power verdict of its
+	// own, and the merged report takes it from the same test on the
+	// representative pair.
+	PairMutantsElsewhere bool
 }
 
 // ReadLitmusSettings reads the litmus variables through getenv, with the
@@ -146,6 +157,13 @@ func ReadLitmusSettings(getenv func(string) string, fake bool) (LitmusSettings, 
 	}
 	if s.MutantBudget, err = readDuration(getenv, EnvLitmusMutantBudget, s.MutantBudget); err != nil {
 		return s, err
+	}
+	switch v := strings.TrimSpace(getenv(EnvPairMutants)); v {
+	case "", schedule.PairMutantsHere:
+	case schedule.PairMutantsRepresentative:
+		s.PairMutantsElsewhere = true
+	default:
+		return s, fmt.Errorf("%s=%q: want %s (the pair's mutants run in its own process) or %s (they ran on the representative pair of its link class)", EnvPairMutants, v, schedule.PairMutantsHere, schedule.PairMutantsRepresentative)
 	}
 	return s, nil
 }

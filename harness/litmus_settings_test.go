@@ -18,6 +18,14 @@ func TestReadLitmusSettings(t *testing.T) {
 		s.MutantHits != DefaultLitmusMutantHits || s.Profile != LitmusProfileDefault {
 		t.Fatalf("hardware defaults: %+v, %v", s, err)
 	}
+	if s.PairMutantsElsewhere {
+		t.Errorf("pair mutants elsewhere without %s", EnvPairMutants)
+	}
+	for v, want := range map[string]bool{"here": false, "representative": true, " representative ": true} {
+		if s, err := ReadLitmusSettings(env(map[string]string{EnvPairMutants: v}), false); err != nil || s.PairMutantsElsewhere != want {
+			t.Errorf("%s=%q: elsewhere %v, %v; want %v", EnvPairMutants, v, s.PairMutantsElsewhere, err, want)
+		}
+	}
 	s, err = ReadLitmusSettings(env(nil), true)
 	if err != nil || s.MinInstances != FakeLitmusMinInstances || s.MaxViolationBound != FakeLitmusMaxViolationBound ||
 		s.Budget != FakeLitmusBudget || s.Target != FakeLitmusTarget || s.MutantHits != FakeLitmusMutantHits {
@@ -72,6 +80,7 @@ func TestReadLitmusSettings(t *testing.T) {
 		EnvLitmusLinkTarget:        {"lots"},
 		EnvLitmusMutantHits:        {"0"},
 		EnvLitmusProfile:           {"thorough"},
+		EnvPairMutants:             {"elsewhere", "all"},
 	} {
 		for _, v := range bad {
 			_, err := ReadLitmusSettings(env(map[string]string{name: v}), false)

@@ -299,7 +299,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	profile := fs.String("profile", "", "litmus profile of the model: default or certify (default: $P2PCONF_LITMUS_PROFILE, else default)")
 	limit := fs.Int("j", 0, "most processes at once (0: no limit)")
 	serial := fs.Bool("serial", false, "plan one process per suite with every GPU, one after another")
-	mutants := fs.String("mutants", "all", "pair mutants on all pairs, or representative: on one pair per link class and its reverse")
+	mutants := fs.String("mutants", "representative", "pair mutants on one pair per link class and its reverse (representative), or on all pairs (all)")
 	suites := fs.String("suites", "", "only these suites (comma separated)")
 	filter := fs.String("label-filter", "", "Ginkgo label filter")
 	if err := parse(fs, args); err != nil {

@@ -53,9 +53,10 @@ which processes ran together.
   --label-filter EXPR  Ginkgo label filter, e.g. 'id:access.peer-copy && pair:0-1'
   -j N                 at most N processes at once (default: no limit)
   --serial             one process per suite with every GPU, one after another
-  --mutants WHICH      all (default): the pair mutants on every pair;
-                       representative: only on one pair per link class and its
-                       reverse (the forbidden tests still run on every pair)
+  --mutants WHICH      representative (default): the pair mutants only on one
+                       pair per link class and its reverse; the forbidden tests
+                       run on every pair and take their power verdict from the
+                       same test there; all: every pair's own mutants
   --dry-run            print the schedule and the time model's prediction; run nothing
   --model FILE         time model for --dry-run (default: the H200 figures)
   --profile P          litmus profile of the model: default or certify
@@ -68,7 +69,7 @@ work as with go test. Exit status: 0 when every suite passed, 1 otherwise,
 `
 
 func parseRunFlags(args []string) (runFlags, error) {
-	f := runFlags{}
+	f := runFlags{mutants: "representative"}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
@@ -455,13 +456,16 @@ func (r *runner) runProcess(lane schedule.Lane, p schedule.Process, shared bool)
 	args = append(args, r.extra...)
 	cmd := exec.Command(bin.Bin, args...)
 	cmd.Dir = bin.Dir
-	env := []string{"P2PCONF_REPORT_DIR", report.EnvRunID}
+	env := []string{"P2PCONF_REPORT_DIR", report.EnvRunID, schedule.EnvPairMutants}
 	if p.GPUs != nil {
 		env = append(env, "P2PCONF_GPUS", "P2PCONF_PAIRS")
 	}
 	cmd.Env = append(cleanEnv(env...), "P2PCONF_REPORT_DIR="+dir, report.EnvRunID+"="+r.runID)
 	if p.GPUs != nil {
 		cmd.Env = append(cmd.Env, "P2PCONF_GPUS="+p.GPUsEnv(), "P2PCONF_PAIRS="+p.PairsEnv())
+	}
+	if p.MutantsElsewhere {
+		cmd.Env = append(cmd.Env, schedule.EnvPairMutants+"="+schedule.PairMutantsRepresentative)
 	}
 	what := fmt.Sprintf("%s: %s", p.Shard, p.Suite)
 	if p.GPUs != nil {

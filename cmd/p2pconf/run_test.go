@@ -214,3 +214,78 @@ func overlapping(ps []report.ScheduleProcess) bool {
 	}
 	return false
 }
+
+// TestRunLeavesPairMutantsToTheRepresentativePair runs the pair litmus
+// tests of three fake NVSwitch GPUs with the default --mutants: the
+// mutants run on GPU0→GPU1 and GPU1→GPU0 only, and every forbidden pass on
+// the other pairs says so and takes the power verdict of the same test on
+// the representative pair in its direction, which the report names.
+func TestRunLeavesPairMutantsToTheRepresentativePair(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the ordering suite; skipped with -short")
+	}
+	t.Setenv("P2PCONF_BACKEND", "fake")
+	t.Setenv("P2PCONF_FAKE", "nvlink8")
+	t.Setenv("P2PCONF_GPUS", "0,1,2")
+	t.Setenv("P2PCONF_PAIRS", "")
+	t.Setenv(report.EnvRunID, "")
+	dir := t.TempDir()
+	t.Setenv("P2PCONF_REPORT_DIR", dir)
+	var out bytes.Buffer
+	if code := run([]string{"run", "--suites", "ordering", "--label-filter", "id:ordering.litmus && gpus:pair", "--ginkgo.no-color"}, &out, &out); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out.String())
+	}
+	if !strings.Contains(out.String(), "pair mutants left to their link class's representative pairs") {
+		t.Errorf("the run does not say that it left pair mutants out:\n%s", out.String())
+	}
+	doc, err := report.ReadDocument(filepath.Join(dir, report.ConformanceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schedule == nil || doc.Schedule.Mutants != "representative" {
+		t.Errorf("schedule %+v: want mutants representative", doc.Schedule)
+	}
+	representative := func(r report.Result) bool { return *r.Src+*r.Dst == 1 }
+	own := map[string]bool{} // variant and direction -> the representative's verdict
+	borrowed := 0
+	for _, r := range doc.Results {
+		if r.Src == nil || r.Status != report.StatusPass {
+			continue
+		}
+		up := *r.Src < *r.Dst
+		switch {
+		case r.Kind == "mutant" && !representative(r):
+			t.Errorf("%s: a mutant ran on a pair that is not the representative", r.Spec)
+		case r.Kind == "conf" && representative(r):
+			if r.PowerFrom != "" || r.PowerShown == nil {
+				t.Errorf("%s: power %v from %q on the representative pair", r.Spec, r.PowerShown, r.PowerFrom)
+			} else {
+				own[fmt.Sprint(r.Variant, up)] = *r.PowerShown
+			}
+		}
+	}
+	for _, r := range doc.Results {
+		if r.Src == nil || r.Status != report.StatusPass || r.Kind != "conf" || representative(r) {
+			continue
+		}
+		up := *r.Src < *r.Dst
+		want, from := own[fmt.Sprint(r.Variant, up)], "GPU1→GPU0"
+		if up {
+			from = "GPU0→GPU1"
+		}
+		if r.PowerShown == nil || *r.PowerShown != want || r.PowerFrom != from {
+			t.Errorf("%s: power %v from %q, want %v from %s", r.Spec, r.PowerShown, r.PowerFrom, want, from)
+		}
+		borrowed++
+	}
+	if borrowed == 0 || len(own) == 0 {
+		t.Fatalf("%d passes took power from %d representative verdicts", borrowed, len(own))
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "matrix.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d conf results ran on pairs whose mutants were left", borrowed); !strings.Contains(string(md), want) {
+		t.Errorf("matrix.md does not say %q", want)
+	}
+}

@@ -47,7 +47,7 @@ func mutantsOf(c Case) []mutantRun {
 // saw a polled flag, and whether its own mutants that ran before it in this
 // process showed power; for a mutant its weak outcomes per second and a
 // power entry naming the forbidden specs it gives power to.
-func Report(r *Result) {
+func Report(r *Result, env Env) {
 	c := r.Case
 	where := fmt.Sprintf("%s %s", c.Test.Name(), c.Where())
 	n := r.Instances()
@@ -71,7 +71,7 @@ func Report(r *Result) {
 			harness.Metric("flag_seen", float64(r.FlagSeen()), "instances", fmt.Sprintf("%s: instances whose polls all read the value they wait for", where))
 			harness.Metric("flag_seen_share", r.FlagShare(), "share", fmt.Sprintf("%s: flag seen in %d of %d instances", where, r.FlagSeen(), n))
 		}
-		reportPower(c)
+		reportPower(c, env.Evidence.PairMutantsElsewhere)
 		return
 	}
 	rate := perSecond(hits, r.Elapsed)
@@ -123,8 +123,11 @@ func reportGoal(r *Result, where string) {
 // reportPower says, from a forbidden spec, whether its own mutants (see
 // GivesPower) that ran earlier in this process showed their weak outcome.
 // It always says one or the other, so the report's power_shown for this
-// spec rests on this spec's mutants alone.
-func reportPower(c Case) {
+// spec rests on this spec's mutants alone, with one exception: on a pair
+// whose mutants were left to the representative pair of its link class
+// (elsewhere), a spec with no mutant of its own says so, and the merged
+// report takes the verdict of the same test on that pair.
+func reportPower(c Case, elsewhere bool) {
 	var runs []mutantRun
 	for _, m := range mutantsOf(c) {
 		if GivesPower(m.spec, c) {
@@ -143,6 +146,8 @@ func reportPower(c Case) {
 		harness.Finding(report.FindingPowerShown, runs, fmt.Sprintf("%s: its mutants showed their weak outcome: %s", where, strings.Join(seen, ", ")))
 	case len(runs) > 0:
 		harness.Finding(report.FindingNoPowerShown, runs, fmt.Sprintf("%s: none of its %d mutants that ran before showed its weak outcome; the pass is not power-gated", where, len(runs)))
+	case elsewhere && c.Pair != nil:
+		harness.Finding(report.FindingPowerFromLinkClass, c.Pair.Link, fmt.Sprintf("%s: this test's mutants ran on the representative pair of link class %s instead of %s; the merged report takes this pass's power verdict from the same test there", where, c.Pair.Link, c.Target()))
 	default:
 		harness.Finding(report.FindingNoPowerShown, []mutantRun{}, fmt.Sprintf("%s: no mutant of this test (same shape and placement, weakened, with an outcome that is not sequentially consistent) ran before it; the pass is not power-gated", where))
 	}

@@ -94,10 +94,17 @@ func bwCellTitle(s *bwSeries, k tkey, size string) string {
 }
 
 func writePowerHTML(b *strings.Builder, v *view) {
+	if len(v.power) == 0 && v.borrowedPower == "" {
+		return
+	}
+	b.WriteString("<h2 id=\"power\">Power: mutants' weak outcomes</h2>\n")
+	if v.borrowedPower != "" {
+		fmt.Fprintf(b, "<p>%s</p>\n", esc(v.borrowedPower))
+	}
 	if len(v.power) == 0 {
 		return
 	}
-	b.WriteString("<h2 id=\"power\">Power: mutants' weak outcomes</h2>\n<table><tr><th>mutant</th><th>target</th><th>gives power to</th><th>weak outcome seen</th><th>conf check here (over all its mutants)</th><th>evidence</th></tr>\n")
+	b.WriteString("<table><tr><th>mutant</th><th>target</th><th>gives power to</th><th>weak outcome seen</th><th>conf check here (over all its mutants)</th><th>evidence</th></tr>\n")
 	for _, p := range v.power {
 		fmt.Fprintf(b, "<tr><td class=\"l\">%s</td><td>%s</td><td class=\"l\">%s</td><td>%s</td><td>%s</td><td class=\"l\">%s</td></tr>\n",
 			esc(p.mutant), esc(p.target), esc(p.conf), yesNo(p.observed), esc(p.verdict), esc(p.evidence))

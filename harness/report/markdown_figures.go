@@ -127,10 +127,17 @@ func writeBySizeMD(b *strings.Builder, v *view) {
 }
 
 func writePowerMD(b *strings.Builder, v *view) {
+	if len(v.power) == 0 && v.borrowedPower == "" {
+		return
+	}
+	b.WriteString("## Power: mutants' weak outcomes\n\n")
+	if v.borrowedPower != "" {
+		b.WriteString(mdText(v.borrowedPower) + "\n\n")
+	}
 	if len(v.power) == 0 {
 		return
 	}
-	b.WriteString("## Power: mutants' weak outcomes\n\n| mutant | target | gives power to | weak outcome seen | conf check here (over all its mutants) | evidence |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| mutant | target | gives power to | weak outcome seen | conf check here (over all its mutants) | evidence |\n|---|---|---|---|---|---|\n")
 	for _, p := range v.power {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.mutant, p.target, p.conf, yesNo(p.observed), p.verdict, mdText(p.evidence))
 	}

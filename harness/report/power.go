@@ -6,6 +6,8 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 )
 
 // powerRow is one mutant and one conf spec it gives power to, on a target:
@@ -111,4 +113,46 @@ func valueText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(data)
+}
+
+// borrowedPowerText says in one sentence how the conf results whose
+// mutants ran on the representative pair of their link class got their
+// power verdicts (see linkClassPower), or "" when there are none: the power
+// table lists mutants, so without this line those verdicts would show
+// nowhere beside the table.
+func borrowedPowerText(results []Result) string {
+	from := map[string]bool{}
+	var shown, notShown, orphan int
+	for _, r := range results {
+		if !isConf(r) || !fromLinkClass(r) {
+			continue
+		}
+		switch {
+		case r.PowerFrom == "":
+			orphan++
+		case r.PowerShown != nil && *r.PowerShown:
+			shown++
+			from[r.PowerFrom] = true
+		default:
+			notShown++
+			from[r.PowerFrom] = true
+		}
+	}
+	if shown+notShown+orphan == 0 {
+		return ""
+	}
+	pairs := make([]string, 0, len(from))
+	for p := range from {
+		pairs = append(pairs, p)
+	}
+	sort.Strings(pairs)
+	text := fmt.Sprintf("%d conf results ran on pairs whose mutants were left to the representative pair of their link class (p2pconf run --mutants representative); they take the power verdict of the same test there", shown+notShown+orphan)
+	if len(pairs) > 0 {
+		text += " (" + strings.Join(pairs, ", ") + ")"
+	}
+	text += fmt.Sprintf(": %d power-gated, %d not", shown, notShown)
+	if orphan > 0 {
+		text += fmt.Sprintf("; %d found no such result in this report and are not power-gated", orphan)
+	}
+	return text + "."
 }

@@ -27,10 +27,18 @@ type PowerValue struct {
 const (
 	FindingPowerShown   = "power shown"
 	FindingNoPowerShown = "no power shown"
+	// FindingPowerFromLinkClass is stated instead by a forbidden pair spec
+	// whose mutants ran on the representative pair of its link class (p2pconf
+	// run --mutants representative): its verdict is that of the same spec
+	// there (see linkClassPower).
+	FindingPowerFromLinkClass = "power from link class"
 )
 
 // ownPowerVerdict reads a result's own power verdict, if it states one.
 func ownPowerVerdict(r Result) (shown, stated bool) {
+	if fromLinkClass(r) {
+		return false, false
+	}
 	for _, e := range r.Entries {
 		if e.Kind != KindFinding {
 			continue
@@ -114,6 +122,9 @@ func attributePower(results []Result) {
 	}
 	for k, idx := range confs {
 		for _, i := range idx {
+			if fromLinkClass(results[i]) {
+				continue
+			}
 			v, ok := ownPowerVerdict(results[i])
 			if !ok {
 				v, ok = named[i]
@@ -124,6 +135,57 @@ func attributePower(results []Result) {
 			if ok {
 				results[i].PowerShown = &v
 			}
+		}
+	}
+	linkClassPower(results)
+}
+
+// fromLinkClass reports whether a result leaves its power verdict to the
+// representative pair of its link class.
+func fromLinkClass(r Result) bool {
+	for _, e := range r.Entries {
+		if e.Kind == KindFinding && e.Name == FindingPowerFromLinkClass {
+			return true
+		}
+	}
+	return false
+}
+
+// linkClassPower gives each result that leaves its power verdict to its
+// link class the verdict of the same spec (check and variant, which name
+// the test and its placement by role, not by GPU) on a pair of the same
+// link whose own mutants ran: the one in the same direction (source below
+// destination or above it) if there is one, else the other. PowerFrom
+// names that pair. Without such a pair in the document the verdict is
+// false: nothing here showed the pass could fail.
+func linkClassPower(results []Result) {
+	type key struct{ check, variant, link string }
+	donors := map[key][]int{}
+	for i, r := range results {
+		results[i].PowerFrom = ""
+		if isConf(r) && r.Src != nil && r.Dst != nil && r.PowerShown != nil && !fromLinkClass(r) {
+			if _, stated := ownPowerVerdict(r); stated {
+				k := key{r.Check, r.Variant, r.Link}
+				donors[k] = append(donors[k], i)
+			}
+		}
+	}
+	for i, r := range results {
+		if !isConf(r) || !fromLinkClass(r) || r.Src == nil || r.Dst == nil {
+			continue
+		}
+		shown := false
+		results[i].PowerShown = &shown
+		best := -1
+		for _, d := range donors[key{r.Check, r.Variant, r.Link}] {
+			same := (*results[d].Src < *results[d].Dst) == (*r.Src < *r.Dst)
+			if best < 0 || same && (*results[best].Src < *results[best].Dst) != (*r.Src < *r.Dst) {
+				best = d
+			}
+		}
+		if best >= 0 {
+			v := *results[best].PowerShown
+			results[i].PowerShown, results[i].PowerFrom = &v, results[best].TargetName()
 		}
 	}
 }

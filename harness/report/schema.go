@@ -128,7 +128,12 @@ type Result struct {
 	// same target observed the weak outcome that gives this check power (a
 	// "power-gated pass"), false when mutants for it ran there and saw
 	// nothing ("pass, no power shown"), null when no mutant names it.
-	PowerShown *bool    `json:"power_shown"`
+	PowerShown *bool `json:"power_shown"`
+	// PowerFrom names the pair whose mutants gave PowerShown, when they
+	// ran there instead of on this result's own pair (p2pconf run
+	// --mutants representative: the same test and placement on the
+	// representative pair of the same link class); empty otherwise.
+	PowerFrom  string   `json:"power_from,omitempty"`
 	Entries    []Entry  `json:"entries"`
 	DurationMS int64    `json:"duration_ms"`
 	Spec       string   `json:"spec"` // the full spec text

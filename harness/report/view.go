@@ -21,6 +21,7 @@ type view struct {
 	failures      []failureGroup
 	bandwidth     []*bwSeries
 	power         []powerRow
+	borrowedPower string // borrowedPowerText
 }
 
 type checkView struct {
@@ -116,6 +117,7 @@ func newView(doc Document) *view {
 		}
 	}
 	v.power = powerRows(doc.Results)
+	v.borrowedPower = borrowedPowerText(doc.Results)
 	v.disagreements = disagreements(doc, v.pairs)
 	v.failures = failureGroups(doc.Results)
 	return v

@@ -182,20 +182,42 @@ type Options struct {
 	// SuiteOrder is the order suites run in within a lane (default: sorted
 	// by name).
 	SuiteOrder []string
-	// RepresentativeMutants runs the pair mutants (kind:mutant, which show
-	// that a forbidden test can fail) only on one representative pair per
-	// link class and its reverse; the forbidden tests still run on every
-	// pair. Off by default: a conf result on another pair then has no
-	// mutant of its own target to show its power.
+	// RepresentativeMutants runs the pair litmus mutants (kind:mutant of
+	// LitmusCheck, which show that a forbidden test can fail) only on one
+	// representative pair per link class and its reverse; the forbidden
+	// tests still run on every
+	// pair, and a pass on another pair takes its power verdict from the
+	// same test on the representative pair (its processes get
+	// EnvPairMutants). p2pconf run and plan turn it on unless asked for
+	// every pair's own mutants: on eight GPUs the pair mutants are most of
+	// the run's time, and NVSwitch pairs of one link class share one path
+	// design.
 	RepresentativeMutants bool
 }
+
+// EnvPairMutants tells a suite process where its pair mutants ran:
+// PairMutantsRepresentative when the plan left them to the representative
+// pair of the link class (Process.MutantsElsewhere), so that its forbidden
+// pair specs leave their power verdict to the merged report.
+const (
+	EnvPairMutants            = "P2PCONF_PAIR_MUTANTS"
+	PairMutantsHere           = "here"
+	PairMutantsRepresentative = "representative"
+)
 
 // MutantKind is the kind: value of mutant specs.
 const MutantKind = "mutant"
 
-// noMutants is the filter suffix of a pair process whose mutants were left
-// to the representative pair.
-const noMutants = " && !kind:" + MutantKind
+// LitmusCheck is the check whose pair mutants RepresentativeMutants leaves
+// to the representative pairs: the litmus mutants are most of a pair's
+// time (about 100 per ordered pair), and their forbidden specs know to take
+// their power verdict from there. The few other pair mutants (under a
+// second each) still run on every pair.
+const LitmusCheck = "ordering.litmus"
+
+// noMutants is the filter suffix of a pair process whose litmus mutants
+// were left to the representative pair.
+const noMutants = " && !(kind:" + MutantKind + " && id:" + LitmusCheck + ")"
 
 // Representatives is, per link class, the first ordered pair of specs
 // with that link (the lowest source, then destination), and its reverse.
@@ -225,7 +247,7 @@ func Dropped(specs []Spec, opt Options) []Spec {
 	rep := Representatives(specs)
 	var out []Spec
 	for _, s := range specs {
-		if s.Scope() == "pair" && s.Kind == MutantKind && !rep[[2]int{s.Pair[0], s.Pair[1]}] {
+		if s.Scope() == "pair" && s.Kind == MutantKind && s.ID == LitmusCheck && !rep[[2]int{s.Pair[0], s.Pair[1]}] {
 			out = append(out, s)
 		}
 	}
@@ -245,6 +267,9 @@ type Process struct {
 	Pairs  [][2]int
 	Filter string // the label filter of this process ("" none)
 	Specs  []Spec
+	// MutantsElsewhere is true when the process's pair mutants were left
+	// to the representative pair of their link class (EnvPairMutants).
+	MutantsElsewhere bool
 }
 
 // GPUsEnv is the P2PCONF_GPUS value ("" to keep the caller's).
@@ -407,11 +432,12 @@ func Make(specs []Spec, gpus []int, opt Options) (Plan, error) {
 				})
 				if len(ss) > 0 {
 					filter := labelPair + l.ID
-					if opt.RepresentativeMutants && !rep[p] {
+					elsewhere := opt.RepresentativeMutants && !rep[p]
+					if elsewhere {
 						filter += noMutants
 					}
 					l.Processes = append(l.Processes, Process{Suite: suite, GPUs: pair, Pairs: [][2]int{p},
-						Filter: filter, Specs: ss})
+						Filter: filter, Specs: ss, MutantsElsewhere: elsewhere})
 				}
 			}
 			lanes = append(lanes, l)

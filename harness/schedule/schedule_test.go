@@ -211,9 +211,9 @@ func contains(v []int, x int) bool {
 
 func TestRepresentativeMutants(t *testing.T) {
 	var all []Spec
-	add := func(kind, link string, a, b int) {
-		s, err := SpecFromLabels("ordering", fmt.Sprintf("%s %d-%d", kind, a, b),
-			[]string{"id:ordering.litmus", "kind:" + kind, fmt.Sprintf("pair:%d-%d", a, b), "link:" + link})
+	add := func(id, kind, link string, a, b int) {
+		s, err := SpecFromLabels("ordering", fmt.Sprintf("%s %s %d-%d", id, kind, a, b),
+			[]string{"id:" + id, "kind:" + kind, fmt.Sprintf("pair:%d-%d", a, b), "link:" + link})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,8 +229,9 @@ func TestRepresentativeMutants(t *testing.T) {
 			if a/2 == b/2 {
 				link = "nvlink"
 			}
-			add("conf", link, a, b)
-			add(MutantKind, link, a, b)
+			add(LitmusCheck, "conf", link, a, b)
+			add(LitmusCheck, MutantKind, link, a, b)
+			add("ordering.other", MutantKind, link, a, b) // runs on every pair
 		}
 	}
 	rep := Representatives(all)
@@ -247,8 +248,8 @@ func TestRepresentativeMutants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := Dropped(all, Options{RepresentativeMutants: true}); len(d) != 12-4 || plan.Specs() != 24-8 {
-		t.Errorf("dropped %d mutants, planned %d specs; want 8 and 16", len(d), plan.Specs())
+	if d := Dropped(all, Options{RepresentativeMutants: true}); len(d) != 12-4 || plan.Specs() != 36-8 {
+		t.Errorf("dropped %d mutants, planned %d specs; want 8 and 28", len(d), plan.Specs())
 	}
 	for _, r := range plan.Rounds {
 		for _, l := range r.Lanes {
@@ -260,13 +261,26 @@ func TestRepresentativeMutants(t *testing.T) {
 						mutants++
 					}
 				}
-				if rep[pair] != (mutants == 1) || rep[pair] == strings.HasSuffix(p.Filter, "!kind:mutant") {
-					t.Errorf("pair %v (representative %v): %d mutants, filter %q", pair, rep[pair], mutants, p.Filter)
+				if rep[pair] != (mutants == 2) || rep[pair] == strings.HasSuffix(p.Filter, "!(kind:mutant && id:ordering.litmus)") || rep[pair] == p.MutantsElsewhere {
+					t.Errorf("pair %v (representative %v): %d mutants, filter %q, mutants elsewhere %v", pair, rep[pair], mutants, p.Filter, p.MutantsElsewhere)
 				}
 			}
 		}
 	}
 	if d := Dropped(all, Options{}); d != nil {
-		t.Errorf("dropped %d specs by default", len(d))
+		t.Errorf("dropped %d specs without RepresentativeMutants", len(d))
+	}
+	every, err := Make(all, gpuList(4), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range every.Rounds {
+		for _, l := range r.Lanes {
+			for _, p := range l.Processes {
+				if p.MutantsElsewhere {
+					t.Errorf("%s: mutants elsewhere without RepresentativeMutants", p.Filter)
+				}
+			}
+		}
 	}
 }

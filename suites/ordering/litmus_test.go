@@ -113,7 +113,7 @@ func runLitmus(ctx SpecContext, h *harness.Harness, c litmus.Case, env litmus.En
 		By("this is a mutant here: " + c.Why)
 	}
 	r := litmus.Run(ctx, h, c, env)
-	litmus.Report(r)
+	litmus.Report(r, env)
 
 	By("checking that instances completed and read only values the test writes")
 	Expect(r.Instances()).To(BeNumerically(">", 0), "no instance of %s on %s completed: %s", c.Test.Name(), c.Target(), r.Summary())

@@ -538,8 +538,7 @@ func peerPrologue(peer bool) string {
 	if !peer {
 		return ""
 	}
-	return `if (!can_access_peer(A, B)) { skipped("cuDeviceCanAccessPeer(%d, %d)=0: needs peer access GPU%d→GPU%d", A, B, A, B); return; }
-if (!enable_peer(A, B)) return;
+	return `if (!require_peer_access(A, B) || !enable_peer(A, B)) return;
 `
 }
 

@@ -392,9 +392,18 @@ static int ct_enable_peer(int a, int b) {
 	enabled = 1;
 	return 1;
 }
+`
 
-/* ct_advertised is requireAdvertised(acc, own, op) for one CUDA operation. */
-static int ct_advertised(int acc, int own, int cuda_op, unsigned need, char *found, size_t n) {
+// advertisedHelpers is requireAdvertised of the atomics suite, the skip of
+// the contention checks and of counter-as-flag: an atomic operation must be
+// advertised as native for the pair before a check may count on it.
+const advertisedHelpers = `
+/* advertised is requireAdvertised(acc, own, op) for one CUDA operation:
+ * NATIVE_ATOMIC_SUPPORTED=1, or (CUDA 13) ONLY_PARTIAL_NATIVE=1 with a
+ * capability mask for cuda_op covering need. found gets what was read, for
+ * the skip; op_name (or NULL) names the operation in it and in the message
+ * of a failed capability query. */
+static int advertised(int acc, int own, int cuda_op, unsigned need, const char *op_name, char *found, size_t n) {
 	int native = -1, partial = -1;
 	use(acc);
 	setup(cuDeviceGetP2PAttribute(&native, 3 /* NATIVE_ATOMIC_SUPPORTED */, acc, own), "cuDeviceGetP2PAttribute(NATIVE_ATOMIC_SUPPORTED)");
@@ -405,8 +414,15 @@ static int ct_advertised(int acc, int own, int cuda_op, unsigned need, char *fou
 	snprintf(found + strlen(found), n - strlen(found), ", CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=%d", partial);
 	if (partial != 1 || rt_fn[E_cuDeviceGetP2PAtomicCapabilities] == NULL) return 0;
 	unsigned mask = 0;
-	setup(cuDeviceGetP2PAtomicCapabilities(&mask, &cuda_op, 1, acc, own), "cuDeviceGetP2PAtomicCapabilities");
-	snprintf(found + strlen(found), n - strlen(found), ", mask 0x%x", mask);
+	char what[96], label[64] = "";
+	if (op_name != NULL) {
+		snprintf(what, sizeof what, "cuDeviceGetP2PAtomicCapabilities(%s)", op_name);
+		snprintf(label, sizeof label, "CU_ATOMIC_OPERATION_%s ", op_name);
+	} else {
+		snprintf(what, sizeof what, "cuDeviceGetP2PAtomicCapabilities");
+	}
+	setup(cuDeviceGetP2PAtomicCapabilities(&mask, &cuda_op, 1, acc, own), what);
+	snprintf(found + strlen(found), n - strlen(found), ", %smask 0x%x", label, mask);
 	return (mask & need) == need;
 }
 `
@@ -419,7 +435,7 @@ func contentionOp(op kernels.ContendOp) string {
 }
 
 func init() {
-	register("atomics.intra-gpu-sys-rmw", recipe{ptx: kernels.AtomContendSys.PTX, helpers: orderingHelpers + contentionHelpers, timeout: specTimeout / 2,
+	register("atomics.intra-gpu-sys-rmw", recipe{ptx: kernels.AtomContendSys.PTX, helpers: orderingHelpers + advertisedHelpers + contentionHelpers, timeout: specTimeout / 2,
 		specs: func(t Target) []spec {
 			var out []spec
 			for _, op := range kernels.ContendOps {
@@ -436,7 +452,7 @@ if (ct_run(&op, A, &s, 1, 0, from, text, sizeof text) != 0)
 			}
 			return out
 		}})
-	register("atomics.concurrent-sys-rmw", recipe{ptx: kernels.AtomContendSys.PTX, helpers: orderingHelpers + contentionHelpers, timeout: specTimeout / 2,
+	register("atomics.concurrent-sys-rmw", recipe{ptx: kernels.AtomContendSys.PTX, helpers: orderingHelpers + advertisedHelpers + contentionHelpers, timeout: specTimeout / 2,
 		specs: func(t Target) []spec {
 			var out []spec
 			for _, op := range kernels.ContendOps {
@@ -445,7 +461,7 @@ if (ct_run(&op, A, &s, 1, 0, from, text, sizeof text) != 0)
 					name: fmt.Sprintf("atom.%s.sys stays exact (GPU%d and GPU%d on GPU%d's memory)", op.Name, t.A, t.B, t.A),
 					code: contentionOp(op) + fmt.Sprintf(`char found[256];
 need_peer_access(B, A);
-if (!ct_advertised(B, A, %d, 0x%xu, found, sizeof found)) {
+if (!advertised(B, A, %d, 0x%xu, NULL, found, sizeof found)) {
 	skipped("needs %s on %s advertised as native for GPU%%d→GPU%%d (found %%s): NotSupported", B, A, found);
 	return;
 }
@@ -460,7 +476,7 @@ if (ct_run(&op, A, s, 2, 0, from, text, sizeof text) != 0)
 			}
 			return out
 		}})
-	register("atomics.host-native", recipe{ptx: kernels.AtomContendSys.PTX, helpers: orderingHelpers + contentionHelpers, timeout: specTimeout,
+	register("atomics.host-native", recipe{ptx: kernels.AtomContendSys.PTX, helpers: orderingHelpers + advertisedHelpers + contentionHelpers, timeout: specTimeout,
 		specs: func(t Target) []spec {
 			var ops []string
 			for _, name := range hostOps {

@@ -12,20 +12,6 @@ import (
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
-// addU32Need is the capability mask INTEGER_ADD must cover for u32
-// (claims.CapsCover), for the requireAdvertised skip of the atomics suite.
-func addU32Need() uint32 {
-	const all = backend.AtomicCaps(0x7f)
-	t := claims.AtomicType{Bits: 32}
-	var m backend.AtomicCaps
-	for bit := backend.AtomicCaps(1); bit < 0x80; bit <<= 1 {
-		if !claims.CapsCover(backend.AtomicIntegerAdd, all&^bit, t) {
-			m |= bit
-		}
-	}
-	return uint32(m)
-}
-
 // counterFlagHelpers is counter_flag_test.go: 8 rounds in which every
 // thread of caf_produce on B (one CTA of 128 threads per SM) stores 16 data
 // words in B's memory and adds 1 to a counter in A's memory with
@@ -35,30 +21,12 @@ const counterFlagHelpers = `
 enum { COUNTER_ROUNDS = 8, WORDS_PER_THREAD = 16 };
 #define COUNTER_WAIT_NS 5000000000ull /* counterWaitTime: 5 s */
 
-/* advertised is requireAdvertised(B, A, add.u32): NATIVE_ATOMIC_SUPPORTED=1,
- * or ONLY_PARTIAL=1 with an INTEGER_ADD mask covering u32. */
-static int advertised(int acc, int own, char *found, size_t n) {
-	int native = -1, partial = -1;
-	use(acc);
-	setup(cuDeviceGetP2PAttribute(&native, 3 /* NATIVE_ATOMIC_SUPPORTED */, acc, own), "cuDeviceGetP2PAttribute(NATIVE_ATOMIC_SUPPORTED)");
-	snprintf(found, n, "CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED=%d", native);
-	if (native == 1) return 1;
-	if (rt_driver_version < 13000) return 0;
-	setup(cuDeviceGetP2PAttribute(&partial, 5 /* ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED */, acc, own), "cuDeviceGetP2PAttribute(ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED)");
-	snprintf(found + strlen(found), n - strlen(found), ", CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED=%d", partial);
-	if (partial != 1 || rt_fn[E_cuDeviceGetP2PAtomicCapabilities] == NULL) return 0;
-	int op = 0; /* CU_ATOMIC_OPERATION_INTEGER_ADD */
-	unsigned mask = 0;
-	setup(cuDeviceGetP2PAtomicCapabilities(&mask, &op, 1, acc, own), "cuDeviceGetP2PAtomicCapabilities(INTEGER_ADD)");
-	snprintf(found + strlen(found), n - strlen(found), ", CU_ATOMIC_OPERATION_INTEGER_ADD mask 0x%x", mask);
-	return (mask & ADD_U32_NEED) == ADD_U32_NEED;
-}
-
 static void counter_as_flag(const uint32_t *seeds) {
 	char found[256];
 	need_peer_access(A, B);
 	need_peer_access(B, A);
-	if (!advertised(B, A, found, sizeof found)) {
+	/* requireAdvertised(B, A, add.u32): INTEGER_ADD (CUDA operation 0) on u32 */
+	if (!advertised(B, A, 0, ADD_U32_NEED, "INTEGER_ADD", found, sizeof found)) {
 		skipped("needs INTEGER_ADD on u32 advertised as native for GPU%d→GPU%d (found %s): NotSupported", B, A, found);
 		return;
 	}
@@ -115,7 +83,8 @@ static void counter_as_flag(const uint32_t *seeds) {
 
 func init() {
 	register("atomics.counter-as-flag", recipe{ptx: kernels.CounterProduce.PTX,
-		helpers: fmt.Sprintf("\n#define ADD_U32_NEED 0x%xu\n", addU32Need()) + orderingHelpers + counterFlagHelpers, timeout: specTimeout / 2,
+		helpers: fmt.Sprintf("\n#define ADD_U32_NEED 0x%xu\n", needMask(backend.AtomicIntegerAdd, claims.AtomicType{Bits: 32})) +
+			orderingHelpers + advertisedHelpers + counterFlagHelpers, timeout: specTimeout / 2,
 		specs: func(t Target) []spec {
 			var seeds []string
 			for r := 0; r < 8; r++ {

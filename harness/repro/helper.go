@@ -3,6 +3,8 @@
 
 package repro
 
+import "fmt"
+
 // helperC is the helper process of the checks that need a second process
 // (the suite's helper roles): the reproducer forks and the child execs the
 // same binary, which sees P2PCONF_REPRO_HELPER_FD and serves one request on
@@ -163,6 +165,20 @@ static int helper_do(struct helper *h, const struct helper_req *q, struct helper
 	return 0;
 }
 
+/* helper_fill is a helper's fill: a kernel on dev writes PatternWord(seed, i)
+ * into n words at p with grid blocks of 256 threads, and the helper waits,
+ * bounded by the spec's timeout. It returns the CUresult instead of
+ * recording it: a fault is the helper's report, for the check to judge. */
+static CUresult helper_fill(int dev, CUstream s, CUdeviceptr p, uint64_t n, uint32_t seed, unsigned grid) {
+	CUfunction f = basic_kernel(dev, "fill", rt_fill_fn);
+	void *params[] = {&p, &n, &seed};
+	use(dev);
+	CUresult r = cuLaunchKernel(f, grid, 1, 1, 256, 1, 1, 0, s, params, NULL);
+	double end = rt_now() + TIMEOUT_S;
+	if (r == 0) while ((r = cuStreamQuery(s)) == 600 && rt_now() < end) usleep(50);
+	return r;
+}
+
 /* helper_call runs one request in a fresh helper process. */
 static int helper_call(const struct helper_req *q, struct helper_rep *p, int pass_fd) {
 	struct helper h = helper_open();
@@ -171,3 +187,18 @@ static int helper_call(const struct helper_req *q, struct helper_rep *p, int pas
 	return ok;
 }
 `
+
+// crossProcessSpec is the one spec of a check whose C function
+// fn(owner, user, seed) has a helper process on GPU user work with owner's
+// memory: on one GPU both are A; on a pair the user is B, which needs peer
+// access to A (RequirePeerAccess) first. require is C run before either
+// (the check's own requirements; "" none), and the seed is the suite's for
+// the target.
+func crossProcessSpec(id string, t Target, name, require, fn string) []spec {
+	user, seed := "A", seed32(id, t.String())
+	if t.Pair {
+		require += "if (!require_peer_access(B, A)) return;\n"
+		user, seed = "B", seed32(id, t.ID())
+	}
+	return []spec{{name: name, code: require + fmt.Sprintf("%s(A, %s, %du);\n", fn, user, seed)}}
+}

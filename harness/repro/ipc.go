@@ -110,13 +110,7 @@ static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd
 			p->result[0] = run_verify(&agent.w, agent.opened, q->bytes / 4, q->seed);
 			r = p->result[0].code;
 		} else {
-			CUfunction f = basic_kernel(dev, "fill", rt_fill_fn);
-			uint64_t n = q->bytes / 4;
-			uint32_t seed = q->seed;
-			void *params[] = {&agent.opened, &n, &seed};
-			r = cuLaunchKernel(f, 1024, 1, 1, 256, 1, 1, 0, agent.w.s, params, NULL);
-			double end = rt_now() + TIMEOUT_S;
-			if (r == 0) while ((r = cuStreamQuery(agent.w.s)) == 600 && rt_now() < end) usleep(50);
+			r = helper_fill(dev, agent.w.s, agent.opened, q->bytes / 4, q->seed, 1024);
 		}
 		break;
 	case ROLE_CLOSE:
@@ -161,28 +155,49 @@ static int agent_must(struct helper *h, struct helper_req *q, struct helper_rep 
 	return 1;
 }
 
+/* ipc_export is the exporter's side of every check with an agent: IPC_BYTES
+ * on g, filled with seed's pattern and exported with cuIpcGetMemHandle. It
+ * returns 0 after recording why it could not. */
+static int ipc_export(int g, struct gpu_work *w, uint32_t seed, CUdeviceptr *mem, CUipcMemHandle *h) {
+	step("allocating %d bytes on GPU%d, filling them and exporting them with cuIpcGetMemHandle", IPC_BYTES, g);
+	*mem = dev_alloc(g, IPC_BYTES);
+	if (!run_fill(w, *mem, IPC_BYTES / 4, seed, "fill on the exporter's GPU")) return 0;
+	use(g);
+	return must(cuIpcGetMemHandle(h, *mem), "cuIpcGetMemHandle");
+}
+
+/* agent_start starts an agent process for dev and sets q to its first
+ * request: all zero but the device and the exporter's allocation size. */
+static struct helper agent_start(int dev, struct helper_req *q) {
+	struct helper imp = helper_open();
+	memset(q, 0, sizeof *q);
+	q->b = dev;
+	q->bytes = IPC_BYTES;
+	return imp;
+}
+
+/* agent_open has the agent open a 64-byte handle (role ROLE_OPEN for memory,
+ * ROLE_OPEN_EVENT for an event); a failure is a violation. */
+static int agent_open(struct helper *h, struct helper_req *q, struct helper_rep *p, int role, const char *handle, const char *what) {
+	q->role = role;
+	memcpy(q->handle, handle, 64);
+	return agent_must(h, q, p, what);
+}
+
 /* roundtrip is the round trip of mem_handle_test.go: a's allocation, filled
  * and exported, opened, read and rewritten by a process on b. */
 static void roundtrip(int a, int b, uint32_t seed) {
 	char what[160];
 	struct gpu_work w = gpu_work(a);
-	step("allocating %d bytes on GPU%d, filling them and exporting them with cuIpcGetMemHandle", IPC_BYTES, a);
-	CUdeviceptr mem = dev_alloc(a, IPC_BYTES);
-	if (!run_fill(&w, mem, IPC_BYTES / 4, seed, "fill on the exporter's GPU")) return;
+	CUdeviceptr mem;
 	CUipcMemHandle h;
-	use(a);
-	if (!must(cuIpcGetMemHandle(&h, mem), "cuIpcGetMemHandle")) return;
-	struct helper imp = helper_open();
+	if (!ipc_export(a, &w, seed, &mem, &h)) return;
 	struct helper_req q;
 	struct helper_rep p;
-	memset(&q, 0, sizeof q);
-	q.b = b;
-	q.bytes = IPC_BYTES;
+	struct helper imp = agent_start(b, &q);
 	step("opening the 64-byte handle in a process on GPU%d", b);
-	q.role = ROLE_OPEN;
-	memcpy(q.handle, h.reserved, 64);
 	snprintf(what, sizeof what, "cuIpcOpenMemHandle on GPU%d of GPU%d's allocation", b, a);
-	if (!agent_must(&imp, &q, &p, what)) goto out;
+	if (!agent_open(&imp, &q, &p, ROLE_OPEN, h.reserved, what)) goto out;
 	if (p.value == 0) violation("pointer the importer on GPU%d got: 0", b);
 	step("reading every word and writing a new pattern with a kernel on GPU%d", b);
 	q.role = ROLE_VERIFY;
@@ -212,18 +227,12 @@ out:
 const rawPointer = `
 static void raw_pointer(int g, uint32_t seed) {
 	struct gpu_work w = gpu_work(g);
-	step("allocating %d bytes on GPU%d, filling them and exporting them with cuIpcGetMemHandle", IPC_BYTES, g);
-	CUdeviceptr mem = dev_alloc(g, IPC_BYTES);
-	if (!run_fill(&w, mem, IPC_BYTES / 4, seed, "fill on the exporter's GPU")) return;
+	CUdeviceptr mem;
 	CUipcMemHandle h;
-	use(g);
-	if (!must(cuIpcGetMemHandle(&h, mem), "cuIpcGetMemHandle")) return;
-	struct helper imp = helper_open();
+	if (!ipc_export(g, &w, seed, &mem, &h)) return;
 	struct helper_req q;
 	struct helper_rep p;
-	memset(&q, 0, sizeof q);
-	q.b = g;
-	q.bytes = IPC_BYTES;
+	struct helper imp = agent_start(g, &q);
 	step("opening a corrupted handle (every byte inverted) and a truncated one (16 of 64 bytes)");
 	for (int bad = 0; bad < 2; bad++) {
 		const char *what = bad == 0 ? "corrupted handle" : "truncated handle";
@@ -267,40 +276,17 @@ static void ipc_warm_up(int g, struct gpu_work *w) {
 	setup(cuIpcGetMemHandle(&h, warm), "warm-up cuIpcGetMemHandle");
 }
 
-/* free_back_to is ExpectFreeMemoryBackTo: exactly the baseline within 10 s. */
-static void free_back_to(int g, size_t baseline, const char *after) {
-	double end = rt_now() + 10;
-	size_t last = free_memory(g);
-	while (last != baseline && rt_now() < end) {
-		usleep(10000);
-		last = free_memory(g);
-	}
-	if (last != baseline)
-		violation("free device memory on GPU%d after %s: want the baseline %zu bytes, last read %zu (%+lld)", g, after, baseline, last,
-			(long long)last - (long long)baseline);
-	else
-		printf("  ok: free memory on GPU%d is back to its baseline after %s\n", g, after);
-}
-
 static void close_then_free(int g, uint32_t seed) {
 	struct gpu_work w = gpu_work(g);
 	ipc_warm_up(g, &w);
 	size_t baseline = free_memory(g);
-	step("allocating %d bytes on GPU%d, filling them and exporting them with cuIpcGetMemHandle", IPC_BYTES, g);
-	CUdeviceptr mem = dev_alloc(g, IPC_BYTES);
-	if (!run_fill(&w, mem, IPC_BYTES / 4, seed, "fill on the exporter's GPU")) return;
+	CUdeviceptr mem;
 	CUipcMemHandle h;
-	use(g);
-	if (!must(cuIpcGetMemHandle(&h, mem), "cuIpcGetMemHandle")) return;
-	struct helper imp = helper_open();
+	if (!ipc_export(g, &w, seed, &mem, &h)) return;
 	struct helper_req q;
 	struct helper_rep p;
-	memset(&q, 0, sizeof q);
-	q.b = g;
-	q.bytes = IPC_BYTES;
-	q.role = ROLE_OPEN;
-	memcpy(q.handle, h.reserved, 64);
-	if (!agent_must(&imp, &q, &p, "cuIpcOpenMemHandle in the importer")) return;
+	struct helper imp = agent_start(g, &q);
+	if (!agent_open(&imp, &q, &p, ROLE_OPEN, h.reserved, "cuIpcOpenMemHandle in the importer")) return;
 	uint64_t opened = p.value;
 	q.role = ROLE_FILL;
 	q.seed = seed + 1;
@@ -325,29 +311,22 @@ static void close_then_free(int g, uint32_t seed) {
 		violation("free memory on GPU%d after the importer closed, before the exporter freed (baseline %zu): found %zu", g, baseline, now);
 	use(g);
 	if (!must(cuMemFree(mem), "the exporter's cuMemFree")) return;
-	free_back_to(g, baseline, "the importer closed and the exporter freed");
+	if (free_back_to(g, baseline, "the importer closed and the exporter freed"))
+		printf("  ok: free memory on GPU%d is back to its baseline after the importer closed and the exporter freed\n", g);
 }
 
 static void importer_killed(int g, uint32_t seed) {
 	struct gpu_work w = gpu_work(g);
 	ipc_warm_up(g, &w);
 	size_t baseline = free_memory(g);
-	step("allocating %d bytes on GPU%d, filling them and exporting them with cuIpcGetMemHandle", IPC_BYTES, g);
-	CUdeviceptr mem = dev_alloc(g, IPC_BYTES);
-	if (!run_fill(&w, mem, IPC_BYTES / 4, seed, "fill on the exporter's GPU")) return;
+	CUdeviceptr mem;
 	CUipcMemHandle h;
-	use(g);
-	if (!must(cuIpcGetMemHandle(&h, mem), "cuIpcGetMemHandle")) return;
+	if (!ipc_export(g, &w, seed, &mem, &h)) return;
 	int fds = count_fds(); /* before the importer exists */
-	struct helper imp = helper_open();
 	struct helper_req q;
 	struct helper_rep p;
-	memset(&q, 0, sizeof q);
-	q.b = g;
-	q.bytes = IPC_BYTES;
-	q.role = ROLE_OPEN;
-	memcpy(q.handle, h.reserved, 64);
-	if (!agent_must(&imp, &q, &p, "cuIpcOpenMemHandle in the importer")) return;
+	struct helper imp = agent_start(g, &q);
+	if (!agent_open(&imp, &q, &p, ROLE_OPEN, h.reserved, "cuIpcOpenMemHandle in the importer")) return;
 	q.role = ROLE_VERIFY;
 	q.seed = seed;
 	if (!agent_must(&imp, &q, &p, "importer's kernel reading")) return;
@@ -363,7 +342,8 @@ static void importer_killed(int g, uint32_t seed) {
 	if (v.code != 0 || v.mismatches != 0) violation("the exporter's data after the importer was killed, read by the exporter on GPU%d: %s", g, verdict_text(v));
 	use(g);
 	if (!must(cuMemFree(mem), "the exporter's cuMemFree")) return;
-	free_back_to(g, baseline, "the importer was killed and the exporter freed");
+	if (free_back_to(g, baseline, "the importer was killed and the exporter freed"))
+		printf("  ok: free memory on GPU%d is back to its baseline after the importer was killed and the exporter freed\n", g);
 }
 `
 
@@ -383,18 +363,11 @@ static void event_handoff(int a, int b, uint32_t seed) {
 	CUipcEventHandle eh;
 	if (!must(cuIpcGetMemHandle(&mh, buf), "cuIpcGetMemHandle") || !must(cuIpcGetEventHandle(&eh, ev), "cuIpcGetEventHandle")) return;
 	step("opening the allocation and the event of GPU%d in a process on GPU%d", a, b);
-	struct helper imp = helper_open();
 	struct helper_req q;
 	struct helper_rep p;
-	memset(&q, 0, sizeof q);
-	q.b = b;
-	q.bytes = IPC_BYTES;
-	q.role = ROLE_OPEN;
-	memcpy(q.handle, mh.reserved, 64);
-	if (!agent_must(&imp, &q, &p, "cuIpcOpenMemHandle in the consumer's process")) return;
-	q.role = ROLE_OPEN_EVENT;
-	memcpy(q.handle, eh.reserved, 64);
-	if (!agent_must(&imp, &q, &p, "cuIpcOpenEventHandle in the consumer's process")) return;
+	struct helper imp = agent_start(b, &q);
+	if (!agent_open(&imp, &q, &p, ROLE_OPEN, mh.reserved, "cuIpcOpenMemHandle in the consumer's process") ||
+		!agent_open(&imp, &q, &p, ROLE_OPEN_EVENT, eh.reserved, "cuIpcOpenEventHandle in the consumer's process")) return;
 	uint64_t n = IPC_BYTES / 4;
 	for (uint32_t t = 0; t < 3; t++) {
 		step("trial %u: slow producer on GPU%d, consumer on GPU%d waits for the event", t, a, b);
@@ -421,61 +394,43 @@ static void event_handoff(int a, int b, uint32_t seed) {
 }
 `
 
+// ipcOneGPU is the recipe of a one-GPU ipc check whose C function
+// fn(gpu, seed), in code, works with an agent process on the same GPU.
+// name is the spec's text with one %d for the GPU.
+func ipcOneGPU(id, code, fn, name string) recipe {
+	return recipe{basic: true, helpers: ipcHelpers + ipcAgent + code, timeout: specTimeout / 2, helperProcess: true,
+		specs: func(t Target) []spec {
+			return []spec{{
+				name: fmt.Sprintf(name, t.A),
+				code: fmt.Sprintf("if (!require_ipc(A)) return;\n%s(A, %du);\n", fn, seed32(id, t.String())),
+			}}
+		}}
+}
+
 func init() {
 	register("ipc.event-handoff", recipe{basic: true, helpers: ipcHelpers + orderingHelpers + ipcAgent + eventHandoff, timeout: specTimeout / 2, helperProcess: true,
 		specs: func(t Target) []spec {
-			if !t.Pair {
-				return []spec{{
-					name: fmt.Sprintf("lets a consumer in another process on GPU%[1]d wait for GPU%[1]d's producer", t.A),
-					code: fmt.Sprintf("event_handoff(A, A, %du);\n", seed32("ipc.event-handoff", t.String())),
-				}}
+			name := fmt.Sprintf("lets a consumer in another process on GPU%[1]d wait for GPU%[1]d's producer", t.A)
+			if t.Pair {
+				name = fmt.Sprintf("lets a consumer in a process on GPU%d wait for GPU%d's producer (%s)", t.B, t.A, t)
 			}
-			return []spec{{
-				name: fmt.Sprintf("lets a consumer in a process on GPU%d wait for GPU%d's producer (%s)", t.B, t.A, t),
-				code: fmt.Sprintf(`if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
-event_handoff(A, B, %du);
-`, seed32("ipc.event-handoff", t.ID())),
-			}}
+			return crossProcessSpec("ipc.event-handoff", t, name, "", "event_handoff")
 		}})
 
-	register("ipc.close-then-free", recipe{basic: true, helpers: ipcHelpers + ipcAgent + lifetime, timeout: specTimeout / 2, helperProcess: true,
-		specs: func(t Target) []spec {
-			return []spec{{
-				name: fmt.Sprintf("is unmapped on close in the importer and freed by the exporter's cuMemFree on GPU%d", t.A),
-				code: fmt.Sprintf("if (!require_ipc(A)) return;\nclose_then_free(A, %du);\n", seed32("ipc.close-then-free", t.String())),
-			}}
-		}})
-
-	register("ipc.importer-killed", recipe{basic: true, helpers: ipcHelpers + ipcAgent + lifetime, timeout: specTimeout / 2, helperProcess: true,
-		specs: func(t Target) []spec {
-			return []spec{{
-				name: fmt.Sprintf("stays healthy on GPU%d when an importer holding a mapping is killed", t.A),
-				code: fmt.Sprintf("if (!require_ipc(A)) return;\nimporter_killed(A, %du);\n", seed32("ipc.importer-killed", t.String())),
-			}}
-		}})
-
-	register("ipc.raw-pointer-is-not-a-handle", recipe{basic: true, helpers: ipcHelpers + ipcAgent + rawPointer, timeout: specTimeout / 2, helperProcess: true,
-		specs: func(t Target) []spec {
-			return []spec{{
-				name: fmt.Sprintf("is required: another process on GPU%d gets no access through a bare pointer or a damaged handle", t.A),
-				code: fmt.Sprintf("if (!require_ipc(A)) return;\nraw_pointer(A, %du);\n", seed32("ipc.raw-pointer-is-not-a-handle", t.String())),
-			}}
-		}})
+	register("ipc.close-then-free", ipcOneGPU("ipc.close-then-free", lifetime, "close_then_free",
+		"is unmapped on close in the importer and freed by the exporter's cuMemFree on GPU%d"))
+	register("ipc.importer-killed", ipcOneGPU("ipc.importer-killed", lifetime, "importer_killed",
+		"stays healthy on GPU%d when an importer holding a mapping is killed"))
+	register("ipc.raw-pointer-is-not-a-handle", ipcOneGPU("ipc.raw-pointer-is-not-a-handle", rawPointer, "raw_pointer",
+		"is required: another process on GPU%d gets no access through a bare pointer or a damaged handle"))
 
 	register("ipc.mem-handle-roundtrip", recipe{basic: true, helpers: ipcHelpers + ipcAgent, timeout: specTimeout / 2, helperProcess: true,
 		specs: func(t Target) []spec {
-			if !t.Pair {
-				return []spec{{
-					name: fmt.Sprintf("lets another process on GPU%[1]d open, read and write an allocation of GPU%[1]d", t.A),
-					code: fmt.Sprintf("if (!require_ipc(A)) return;\nroundtrip(A, A, %du);\n", seed32("ipc.mem-handle-roundtrip", t.String())),
-				}}
+			name, require := fmt.Sprintf("lets another process on GPU%[1]d open, read and write an allocation of GPU%[1]d", t.A), "if (!require_ipc(A)) return;\n"
+			if t.Pair {
+				name = fmt.Sprintf("lets a process on GPU%d open, read and write an allocation of GPU%d (%s)", t.B, t.A, t)
+				require = "if (!require_ipc(A) || !require_ipc(B)) return;\n"
 			}
-			return []spec{{
-				name: fmt.Sprintf("lets a process on GPU%d open, read and write an allocation of GPU%d (%s)", t.B, t.A, t),
-				code: fmt.Sprintf(`if (!require_ipc(A) || !require_ipc(B)) return;
-if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
-roundtrip(A, B, %du);
-`, seed32("ipc.mem-handle-roundtrip", t.ID())),
-			}}
+			return crossProcessSpec("ipc.mem-handle-roundtrip", t, name, require, "roundtrip")
 		}})
 }

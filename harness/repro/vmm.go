@@ -32,6 +32,26 @@ static size_t granularity(int dev, int handle_types, int recommended) {
 	setup(cuMemGetAllocationGranularity(&g, &p, recommended), recommended ? "cuMemGetAllocationGranularity(RECOMMENDED)" : "cuMemGetAllocationGranularity(MINIMUM)");
 	return g;
 }
+
+/* require_vmm is the suite's VMM requirement: VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1
+ * on dev, else the spec is skipped (it returns 0 then). */
+static int require_vmm(int dev) {
+	if (attribute(dev, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) == 1) return 1;
+	skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%d", dev);
+	return 0;
+}
+
+/* require_fd_export adds the POSIX fd checks' requirement,
+ * HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=1, and sets *size to the
+ * minimum granularity of memory exported that way (read in between, as the
+ * suite does). It returns 0 when the spec is skipped. */
+static int require_fd_export(int dev, size_t *size) {
+	if (!require_vmm(dev)) return 0;
+	*size = granularity(dev, 1 /* POSIX_FILE_DESCRIPTOR */, 0);
+	if (attribute(dev, 103 /* HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED */) == 1) return 1;
+	skipped("needs HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=1 on GPU%d", dev);
+	return 0;
+}
 `
 
 // fdExportImport is fdExportImport, newExport and sendTo of
@@ -40,16 +60,28 @@ static size_t granularity(int dev, int handle_types, int recommended) {
 // there, then kill the importer and check the exporter can still unmap and
 // release it and free memory comes back.
 const fdExportImport = `
+/* vmm_map_new creates size bytes on a (handle_types: 0 none, 1 POSIX fd
+ * export), maps them at r and grants a read-write; each call must work,
+ * prefix names the stage in the message of one that fails. */
+static CUmemGenericAllocationHandle vmm_map_new(int a, CUdeviceptr r, size_t size, int handle_types, const char *prefix) {
+	CUmemAllocationProp prop = pinned_prop(a, handle_types);
+	CUmemGenericAllocationHandle h;
+	CUmemAccessDesc d = {{1, a}, 3};
+	char what[96];
+	use(a);
+	snprintf(what, sizeof what, "%scuMemCreate%s", prefix, handle_types == 1 ? " (POSIX_FILE_DESCRIPTOR)" : "");
+	setup(cuMemCreate(&h, size, &prop, 0), what);
+	snprintf(what, sizeof what, "%scuMemMap", prefix);
+	setup(cuMemMap(r, size, 0, h, 0), what);
+	snprintf(what, sizeof what, "%scuMemSetAccess", prefix);
+	setup(cuMemSetAccess(r, size, &d, 1), what);
+	return h;
+}
+
 /* vmm_cycle creates, maps, grants, fills, verifies, unmaps and releases one
  * granule at r: warmUp, so the baseline is read with everything loaded. */
 static void vmm_cycle(int a, struct gpu_work *w, CUdeviceptr r, size_t size) {
-	CUmemAllocationProp prop = pinned_prop(a, 0);
-	CUmemGenericAllocationHandle h;
-	CUmemAccessDesc d = {{1, a}, 3};
-	use(a);
-	setup(cuMemCreate(&h, size, &prop, 0), "warm-up cuMemCreate");
-	setup(cuMemMap(r, size, 0, h, 0), "warm-up cuMemMap");
-	setup(cuMemSetAccess(r, size, &d, 1), "warm-up cuMemSetAccess");
+	CUmemGenericAllocationHandle h = vmm_map_new(a, r, size, 0, "warm-up ");
 	if (!run_fill(w, r, size / 4, 1, "warm-up fill")) return;
 	run_verify(w, r, size / 4, 1);
 	use(a);
@@ -57,78 +89,94 @@ static void vmm_cycle(int a, struct gpu_work *w, CUdeviceptr r, size_t size) {
 	setup(cuMemRelease(h), "warm-up cuMemRelease");
 }
 
-static void fd_export_import(int a, int b, uint32_t seed) {
-	if (attribute(a, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%d", a); return; }
-	size_t size = granularity(a, 1 /* POSIX_FILE_DESCRIPTOR */, 0);
-	if (attribute(a, 103 /* HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED */) != 1) { skipped("needs HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=1 on GPU%d", a); return; }
-	uint64_t n = size / 4;
-	struct gpu_work w = gpu_work(a);
+/* vmm_reserve reserves size bytes of address space for a's mappings and
+ * warms up with one vmm_cycle there, so that the free memory read next is
+ * the baseline. */
+static CUdeviceptr vmm_reserve(int a, struct gpu_work *w, size_t size) {
 	CUdeviceptr r = 0;
 	use(a);
 	setup(cuMemAddressReserve(&r, size, 0, 0, 0), "cuMemAddressReserve");
 	step("warming up: one VMM cycle and the kernels on GPU%d", a);
-	vmm_cycle(a, &w, r, size);
-	size_t baseline = free_memory(a);
-	step("creating %zu bytes on GPU%d for POSIX fd export, mapping and filling them", size, a);
-	CUmemAllocationProp prop = pinned_prop(a, 1);
+	vmm_cycle(a, w, r, size);
+	return r;
+}
+
+/* fd_export is the state the POSIX fd checks share: the exporter's mapping
+ * and the importer process with its last request and report. */
+struct fd_export {
+	size_t size, baseline;
+	uint64_t n;
+	struct gpu_work w;
+	CUdeviceptr r;
 	CUmemGenericAllocationHandle h;
-	CUmemAccessDesc d = {{1, a}, 3};
-	use(a);
-	setup(cuMemCreate(&h, size, &prop, 0), "cuMemCreate (POSIX_FILE_DESCRIPTOR)");
-	setup(cuMemMap(r, size, 0, h, 0), "cuMemMap");
-	setup(cuMemSetAccess(r, size, &d, 1), "cuMemSetAccess");
-	if (!run_fill(&w, r, n, seed, "fill on the exporter's GPU")) return;
-	struct helper imp = helper_open();
+	struct helper imp;
+	struct helper_req q;
+	struct helper_rep rep;
+};
+
+/* fd_export is newExport and sendTo: after a warm-up cycle and the free
+ * memory baseline, a granule of a created for POSIX fd export, mapped at r
+ * and filled, its fd sent with SCM_RIGHTS to a fresh importer process that
+ * imports, maps and grants it on b. It returns 0 when the check cannot go
+ * on (skipped, or the violation recorded). */
+static int fd_export(int a, int b, uint32_t seed, struct fd_export *x) {
+	if (!require_fd_export(a, &x->size)) return 0;
+	size_t size = x->size;
+	x->n = size / 4;
+	x->w = gpu_work(a);
+	x->r = vmm_reserve(a, &x->w, size);
+	x->baseline = free_memory(a);
+	step("creating %zu bytes on GPU%d for POSIX fd export, mapping and filling them", size, a);
+	x->h = vmm_map_new(a, x->r, size, 1, "");
+	if (!run_fill(&x->w, x->r, x->n, seed, "fill on the exporter's GPU")) return 0;
+	x->imp = helper_open();
 	step("exporting a POSIX fd and sending it with SCM_RIGHTS; the importer imports, maps and grants GPU%d", b);
 	int fds = count_fds(), fd = -1;
 	use(a);
-	if (!must(cuMemExportToShareableHandle(&fd, h, 1, 0), "cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR)")) return;
-	struct helper_req q;
-	struct helper_rep rep;
-	memset(&q, 0, sizeof q);
-	q.role = ROLE_IMPORT_FD;
-	q.b = b;
-	q.bytes = size;
-	int ok = helper_do(&imp, &q, &rep, fd);
+	if (!must(cuMemExportToShareableHandle(&fd, x->h, 1, 0), "cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR)")) return 0;
+	memset(&x->q, 0, sizeof x->q);
+	x->q.role = ROLE_IMPORT_FD;
+	x->q.b = b;
+	x->q.bytes = size;
+	int ok = helper_do(&x->imp, &x->q, &x->rep, fd);
 	close(fd);
-	if (!ok) return;
+	if (!ok) return 0;
+	const struct helper_rep *rep = &x->rep;
 	if (count_fds() != fds) violation("the exporter's open descriptors after exporting, sending and closing the fd: want %d, got %d", fds, count_fds());
-	if (rep.fds_closed != rep.fds_imported - 1)
-		violation("the importer's open descriptors after importing, before and after closing the received fd: %d then %d", rep.fds_imported, rep.fds_closed);
-	if (rep.code != 0) {
-		violation("import and map on GPU%d of GPU%d's memory: %s", b, a, rep.error);
-		return;
+	if (rep->fds_closed != rep->fds_imported - 1)
+		violation("the importer's open descriptors after importing, before and after closing the received fd: %d then %d", rep->fds_imported, rep->fds_closed);
+	if (rep->code != 0) {
+		violation("import and map on GPU%d of GPU%d's memory: %s", b, a, rep->error);
+		return 0;
 	}
-	if (rep.access[0] != 3) violation("cuMemGetAccess(GPU%d) in the importer after granting: want PROT_READWRITE (3), got %d", b, rep.access[0]);
+	if (rep->access[0] != 3) violation("cuMemGetAccess(GPU%d) in the importer after granting: want PROT_READWRITE (3), got %d", b, rep->access[0]);
+	return 1;
+}
+
+static void fd_export_import(int a, int b, uint32_t seed) {
+	struct fd_export x;
+	if (!fd_export(a, b, seed, &x)) return;
 	step("reading every word and writing a new pattern with a kernel on GPU%d in the importer", b);
-	q.role = ROLE_VERIFY;
-	q.seed = seed;
-	if (!helper_do(&imp, &q, &rep, -1)) return;
-	if (rep.code != 0) violation("importer's kernel on GPU%d reading GPU%d's memory: %s", b, a, rep.error);
-	else if (rep.result[0].mismatches != 0) violation("data the importer on GPU%d read: %s", b, verdict_text(rep.result[0]));
+	x.q.role = ROLE_VERIFY;
+	x.q.seed = seed;
+	if (!helper_do(&x.imp, &x.q, &x.rep, -1)) return;
+	if (x.rep.code != 0) violation("importer's kernel on GPU%d reading GPU%d's memory: %s", b, a, x.rep.error);
+	else if (x.rep.result[0].mismatches != 0) violation("data the importer on GPU%d read: %s", b, verdict_text(x.rep.result[0]));
 	else printf("  ok: the importer on GPU%d read every word\n", b);
-	q.role = ROLE_FILL;
-	q.seed = seed + 1;
-	if (!helper_do(&imp, &q, &rep, -1)) return;
-	if (rep.code != 0) violation("importer's kernel on GPU%d writing GPU%d's memory: %s", b, a, rep.error);
-	struct verdict v = run_verify(&w, r, n, seed + 1);
+	x.q.role = ROLE_FILL;
+	x.q.seed = seed + 1;
+	if (!helper_do(&x.imp, &x.q, &x.rep, -1)) return;
+	if (x.rep.code != 0) violation("importer's kernel on GPU%d writing GPU%d's memory: %s", b, a, x.rep.error);
+	struct verdict v = run_verify(&x.w, x.r, x.n, seed + 1);
 	if (v.code != 0 || v.mismatches != 0)
 		violation("the pattern the importer on GPU%d wrote, read by the exporter on GPU%d: %s", b, a, verdict_text(v));
 	else
 		printf("  ok: the exporter on GPU%d sees every word the importer wrote\n", a);
 	step("killing the importer while it maps the allocation; the exporter unmaps and releases it");
-	helper_end(&imp, 1);
+	helper_end(&x.imp, 1);
 	use(a);
-	if (!must(cuMemUnmap(r, size), "cuMemUnmap on the exporter's side") || !must(cuMemRelease(h), "cuMemRelease on the exporter's side")) return;
-	double end = rt_now() + 10; /* WaitFreeMemory: exactly the baseline, within 10 s */
-	size_t last = free_memory(a);
-	while (last != baseline && rt_now() < end) {
-		usleep(10000);
-		last = free_memory(a);
-	}
-	if (last != baseline)
-		violation("free device memory on GPU%d after the importer was killed and the exporter unmapped and released: want the baseline %zu bytes, last read %zu (%+lld)",
-			a, baseline, last, (long long)last - (long long)baseline);
+	if (!must(cuMemUnmap(x.r, x.size), "cuMemUnmap on the exporter's side") || !must(cuMemRelease(x.h), "cuMemRelease on the exporter's side")) return;
+	free_back_to(a, x.baseline, "the importer was killed and the exporter unmapped and released");
 }
 `
 
@@ -140,52 +188,13 @@ static void fd_export_import(int a, int b, uint32_t seed) {
 // releases, after which free memory returns to the baseline.
 const importOutlivesRelease = `
 static void import_outlives_release(int a, uint32_t seed) {
-	if (attribute(a, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%d", a); return; }
-	size_t size = granularity(a, 1 /* POSIX_FILE_DESCRIPTOR */, 0);
-	if (attribute(a, 103 /* HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED */) != 1) { skipped("needs HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=1 on GPU%d", a); return; }
-	uint64_t n = size / 4;
-	struct gpu_work w = gpu_work(a);
-	CUdeviceptr r = 0;
-	use(a);
-	setup(cuMemAddressReserve(&r, size, 0, 0, 0), "cuMemAddressReserve");
-	step("warming up: one VMM cycle and the kernels on GPU%d", a);
-	vmm_cycle(a, &w, r, size);
-	size_t baseline = free_memory(a);
-	step("creating %zu bytes on GPU%d for POSIX fd export, mapping and filling them", size, a);
-	CUmemAllocationProp prop = pinned_prop(a, 1);
-	CUmemGenericAllocationHandle h;
-	CUmemAccessDesc d = {{1, a}, 3};
-	use(a);
-	setup(cuMemCreate(&h, size, &prop, 0), "cuMemCreate (POSIX_FILE_DESCRIPTOR)");
-	setup(cuMemMap(r, size, 0, h, 0), "cuMemMap");
-	setup(cuMemSetAccess(r, size, &d, 1), "cuMemSetAccess");
-	if (!run_fill(&w, r, n, seed, "fill on the exporter's GPU")) return;
-	struct helper imp = helper_open();
-	step("exporting a POSIX fd and sending it with SCM_RIGHTS; the importer imports, maps and grants GPU%d", a);
-	int fds = count_fds(), fd = -1;
-	use(a);
-	if (!must(cuMemExportToShareableHandle(&fd, h, 1, 0), "cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR)")) return;
-	struct helper_req q;
-	struct helper_rep rep;
-	memset(&q, 0, sizeof q);
-	q.role = ROLE_IMPORT_FD;
-	q.b = a;
-	q.bytes = size;
-	int ok = helper_do(&imp, &q, &rep, fd);
-	close(fd);
-	if (!ok) return;
-	int importer_fds = rep.fds;
-	if (count_fds() != fds) violation("the exporter's open descriptors after exporting, sending and closing the fd: want %d, got %d", fds, count_fds());
-	if (rep.fds_closed != rep.fds_imported - 1)
-		violation("the importer's open descriptors after importing, before and after closing the received fd: %d then %d", rep.fds_imported, rep.fds_closed);
-	if (rep.code != 0) {
-		violation("import and map on GPU%d of GPU%d's memory: %s", a, a, rep.error);
-		return;
-	}
-	if (rep.access[0] != 3) violation("cuMemGetAccess(GPU%d) in the importer after granting: want PROT_READWRITE (3), got %d", a, rep.access[0]);
+	struct fd_export x;
+	if (!fd_export(a, a, seed, &x)) return;
+	int importer_fds = x.rep.fds;
+	size_t size = x.size, baseline = x.baseline;
 	step("unmapping and releasing on the exporter's side");
 	use(a);
-	if (!must(cuMemUnmap(r, size), "cuMemUnmap on the exporter's side") || !must(cuMemRelease(h), "cuMemRelease on the exporter's side")) return;
+	if (!must(cuMemUnmap(x.r, size), "cuMemUnmap on the exporter's side") || !must(cuMemRelease(x.h), "cuMemRelease on the exporter's side")) return;
 	size_t now = free_memory(a);
 	if (now > baseline - size)
 		violation("free memory on GPU%d while only the importer maps the %zu bytes (baseline %zu): want at most %zu, found %zu",
@@ -193,28 +202,19 @@ static void import_outlives_release(int a, uint32_t seed) {
 	else
 		printf("  ok: %zu bytes free on GPU%d while the importer maps the memory (baseline %zu)\n", now, a, baseline);
 	step("reading every word in the importer, then unmapping there");
-	q.role = ROLE_VERIFY;
-	q.seed = seed;
-	if (!helper_do(&imp, &q, &rep, -1)) return;
-	if (rep.code != 0) violation("importer's kernel on GPU%d after the exporter released: %s", a, rep.error);
-	else if (rep.result[0].mismatches != 0) violation("importer's data on GPU%d after the exporter released: %s", a, verdict_text(rep.result[0]));
+	x.q.role = ROLE_VERIFY;
+	x.q.seed = seed;
+	if (!helper_do(&x.imp, &x.q, &x.rep, -1)) return;
+	if (x.rep.code != 0) violation("importer's kernel on GPU%d after the exporter released: %s", a, x.rep.error);
+	else if (x.rep.result[0].mismatches != 0) violation("importer's data on GPU%d after the exporter released: %s", a, verdict_text(x.rep.result[0]));
 	else printf("  ok: the importer on GPU%d read every word after the exporter released\n", a);
-	q.role = ROLE_UNMAP;
-	if (!helper_do(&imp, &q, &rep, -1)) return;
-	if (rep.code != 0) violation("importer's unmap and release on GPU%d: %s", a, rep.error);
-	if (rep.fds != importer_fds)
-		violation("the importer's open descriptors after unmapping and releasing the import: want %d (before it received the fd), got %d", importer_fds, rep.fds);
-	helper_end(&imp, 0);
-	double end = rt_now() + 10; /* WaitFreeMemory: exactly the baseline, within 10 s */
-	size_t last = free_memory(a);
-	while (last != baseline && rt_now() < end) {
-		usleep(10000);
-		last = free_memory(a);
-	}
-	if (last != baseline)
-		violation("free device memory on GPU%d after both sides unmapped and released: want the baseline %zu bytes, last read %zu (%+lld)",
-			a, baseline, last, (long long)last - (long long)baseline);
-	else
+	x.q.role = ROLE_UNMAP;
+	if (!helper_do(&x.imp, &x.q, &x.rep, -1)) return;
+	if (x.rep.code != 0) violation("importer's unmap and release on GPU%d: %s", a, x.rep.error);
+	if (x.rep.fds != importer_fds)
+		violation("the importer's open descriptors after unmapping and releasing the import: want %d (before it received the fd), got %d", importer_fds, x.rep.fds);
+	helper_end(&x.imp, 0);
+	if (free_back_to(a, baseline, "both sides unmapped and released"))
 		printf("  ok: free memory on GPU%d back to its baseline %zu\n", a, baseline);
 }
 `
@@ -224,7 +224,7 @@ func init() {
 		specs: func(t Target) []spec {
 			return []spec{{
 				name: fmt.Sprintf("reports a non-zero granularity on GPU%d, and cuMemCreate refuses a size that is not a multiple of it", t.A),
-				code: `if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%d", A); return; }
+				code: `if (!require_vmm(A)) return;
 step("querying the minimum and recommended granularity on GPU%d", A);
 size_t minimum = granularity(A, 0, 0), recommended = granularity(A, 0, 1);
 printf("  claim: granularity.minimum = %zu, granularity.recommended = %zu\n", minimum, recommended);
@@ -272,6 +272,17 @@ static struct {
 	int have_w;
 } imp;
 
+/* import_map is the importer's mapping of an imported allocation: reserve
+ * size bytes at *va, map h there and grant dev read-write. It returns the
+ * first call's failure, or 0. */
+static CUresult import_map(CUdeviceptr *va, size_t size, CUmemGenericAllocationHandle h, int dev) {
+	CUmemAccessDesc d = {{1, dev}, 3 /* PROT_READWRITE */};
+	CUresult r = cuMemAddressReserve(va, size, 0, 0, 0);
+	if (r == 0) r = cuMemMap(*va, size, 0, h, 0);
+	if (r == 0) r = cuMemSetAccess(*va, size, &d, 1);
+	return r;
+}
+
 /* importer serves the importer role's commands. */
 static void importer(const struct helper_req *q, struct helper_rep *p, int fd) {
 	CUresult r = 0;
@@ -286,10 +297,7 @@ static void importer(const struct helper_req *q, struct helper_rep *p, int fd) {
 		p->fds_imported = count_fds();
 		close(fd);
 		p->fds_closed = count_fds();
-		CUmemAccessDesc d = {{1, imp.dev}, 3};
-		if (r == 0) r = cuMemAddressReserve(&imp.va, imp.size, 0, 0, 0);
-		if (r == 0) r = cuMemMap(imp.va, imp.size, 0, imp.h, 0);
-		if (r == 0) r = cuMemSetAccess(imp.va, imp.size, &d, 1);
+		if (r == 0) r = import_map(&imp.va, imp.size, imp.h, imp.dev);
 		unsigned long long flags = 0;
 		CUmemLocation loc = {1, imp.dev};
 		if (r == 0) r = cuMemGetAccess(&flags, &loc, imp.va);
@@ -303,14 +311,7 @@ static void importer(const struct helper_req *q, struct helper_rep *p, int fd) {
 			p->result[0] = run_verify(&imp.w, imp.va, imp.size / 4, q->seed);
 			r = p->result[0].code;
 		} else {
-			CUfunction f = basic_kernel(imp.dev, "fill", rt_fill_fn);
-			uint64_t n = imp.size / 4;
-			uint32_t seed = q->seed;
-			void *params[] = {&imp.va, &n, &seed};
-			use(imp.dev);
-			r = cuLaunchKernel(f, 1024, 1, 1, 256, 1, 1, 0, imp.w.s, params, NULL);
-			double end = rt_now() + TIMEOUT_S;
-			if (r == 0) while ((r = cuStreamQuery(imp.w.s)) == 600 && rt_now() < end) usleep(50);
+			r = helper_fill(imp.dev, imp.w.s, imp.va, imp.size / 4, q->seed, 1024);
 		}
 		break;
 	case ROLE_UNMAP:
@@ -362,16 +363,9 @@ static void vmm_fault(const struct helper_req *q, struct helper_rep *p) {
 		p->access[i] = (int)flags;
 		struct gpu_work w = gpu_work(dev);
 		if (store) {
-			CUfunction f = basic_kernel(dev, "fill", rt_fill_fn);
-			uint32_t seed = q->seed + 1;
-			void *params[] = {&r[range], &n, &seed};
 			uint64_t grid = (n + 255) / 256;
 			grid = grid < 1 ? 1 : grid > 1024 ? 1024 : grid;
-			use(dev);
-			CUresult c = cuLaunchKernel(f, (unsigned)grid, 1, 1, 256, 1, 1, 0, w.s, params, NULL);
-			double end = rt_now() + TIMEOUT_S;
-			if (c == 0) while ((c = cuStreamQuery(w.s)) == 600 && rt_now() < end) usleep(50);
-			p->result[i].code = c;
+			p->result[i].code = helper_fill(dev, w.s, r[range], n, q->seed + 1, (unsigned)grid);
 		} else {
 			p->result[i] = run_verify(&w, r[range], n, q->seed);
 		}
@@ -464,9 +458,7 @@ static void helper_role(const struct helper_req *q, struct helper_rep *p, int fd
 		return;
 	}
 	CUdeviceptr va = 0;
-	CUmemAccessDesc d = {{1, q->a}, 3 /* PROT_READWRITE */};
-	if (cuMemAddressReserve(&va, q->bytes, 0, 0, 0) == 0 && cuMemMap(va, q->bytes, 0, h, 0) == 0 && cuMemSetAccess(va, q->bytes, &d, 1) == 0)
-		p->value = va;
+	if (import_map(&va, q->bytes, h, q->a) == 0) p->value = va;
 }
 `
 
@@ -475,16 +467,11 @@ func init() {
 		specs: func(t Target) []spec {
 			return []spec{{
 				name: fmt.Sprintf("on GPU%d gives no access until cuMemSetAccess", t.A),
-				code: `if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%d", A); return; }
+				code: `if (!require_vmm(A)) return;
 step("mapping memory of GPU%d without cuMemSetAccess, then reading it with a kernel in a helper", A);
-struct helper_req q;
-memset(&q, 0, sizeof q);
-q.role = ROLE_VMM_FAULT;
-q.a = A;
-q.nranges = 1;
-q.fill = -1;
-q.nprobes = 1;
-q.probe[0][0] = 0, q.probe[0][1] = A, q.probe[0][2] = 0;
+struct helper_req q = fault_request(A, -1, 0);
+add_range(&q, 0, 0, 0, 0, 0);
+add_probe(&q, 0, A, 0);
 struct helper_rep rep;
 if (!helper_call(&q, &rep, -1)) return;
 if (rep.nresults < 1) {
@@ -504,7 +491,7 @@ expect_healthy(A, A);
 			if !t.Pair {
 				return []spec{{
 					name: fmt.Sprintf("of GPU%[1]d's memory set PROT_READ lets a kernel on GPU%[1]d read but not write it", t.A),
-					code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
+					code: fmt.Sprintf(`if (!require_vmm(A)) return;
 step("filling through a read-write range, then loading and storing through a read-only range of the same memory");
 struct helper_req q = fault_request(A, 0, %du);
 add_range(&q, 1, A, 3, 0, 0);
@@ -520,8 +507,8 @@ expect_healthy(A, A);
 			}
 			return []spec{{
 				name: fmt.Sprintf("of GPU%d's memory set PROT_READ for GPU%d lets a kernel on GPU%d read but not write it (%s)", t.A, t.B, t.B, t),
-				code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
-if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
+				code: fmt.Sprintf(`if (!require_vmm(A)) return;
+if (!require_peer_access(B, A)) return;
 step("granting GPU%%d read-write and GPU%%d read-only on one range of GPU%%d's memory", A, B, A);
 struct helper_req q = fault_request(A, 0, %du);
 add_range(&q, 2, A, 3, B, 1);
@@ -539,7 +526,7 @@ expect_healthy(A, B);
 		specs: func(t Target) []spec {
 			return []spec{{
 				name: fmt.Sprintf("with access set gives none to a second mapping of the same memory on GPU%d", t.A),
-				code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
+				code: fmt.Sprintf(`if (!require_vmm(A)) return;
 step("mapping one allocation twice, granting read-write on the first range only");
 struct helper_req q = fault_request(A, 0, %du);
 add_range(&q, 1, A, 3, 0, 0);
@@ -563,23 +550,15 @@ expect_healthy(A, A);
 		specs: func(t Target) []spec {
 			return []spec{{
 				name: fmt.Sprintf("lets a kernel on GPU%d use GPU%d's VMM memory only once cuMemSetAccess grants it (%s)", t.B, t.A, t),
-				code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
+				code: fmt.Sprintf(`if (!require_vmm(A)) return;
 size_t size = granularity(A, 0, 0);
-if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
+if (!require_peer_access(B, A)) return;
 uint64_t n = size / 4;
 uint32_t seed = %du;
 step("in a helper: a kernel on GPU%%d reading GPU%%d's memory mapped with access for GPU%%d only", B, A, A);
-struct helper_req q;
-memset(&q, 0, sizeof q);
-q.role = ROLE_VMM_FAULT;
-q.a = A;
-q.nranges = 1;
-q.ngrants[0] = 1;
-q.grant[0][0][0] = A, q.grant[0][0][1] = 3 /* PROT_READWRITE */;
-q.fill = 0;
-q.seed = seed;
-q.nprobes = 1;
-q.probe[0][0] = 0, q.probe[0][1] = B, q.probe[0][2] = 0;
+struct helper_req q = fault_request(A, 0, seed);
+add_range(&q, 1, A, 3 /* PROT_READWRITE */, 0, 0);
+add_probe(&q, 0, B, 0);
 struct helper_rep rep;
 if (!helper_call(&q, &rep, -1)) return;
 if (rep.nresults < 1) {
@@ -624,43 +603,26 @@ else printf("  ok: GPU%%d read and wrote every word of GPU%%d's memory after the
 
 	register("vmm.fd-export-import", recipe{basic: true, helpers: vmmHelpers + accessHelpers + vmmShareHelpers + fdExportImport, timeout: specTimeout / 2, helperProcess: true,
 		specs: func(t Target) []spec {
-			if !t.Pair {
-				return []spec{{
-					name: fmt.Sprintf("shares memory of GPU%d with another process when sent with SCM_RIGHTS", t.A),
-					code: fmt.Sprintf("fd_export_import(A, A, %du);\n", seed32("vmm.fd-export-import", t.String())),
-				}}
+			name := fmt.Sprintf("shares memory of GPU%d with another process when sent with SCM_RIGHTS", t.A)
+			if t.Pair {
+				name = fmt.Sprintf("shares memory of GPU%d with a process on GPU%d when sent with SCM_RIGHTS (%s)", t.A, t.B, t)
 			}
-			return []spec{{
-				name: fmt.Sprintf("shares memory of GPU%d with a process on GPU%d when sent with SCM_RIGHTS (%s)", t.A, t.B, t),
-				code: fmt.Sprintf(`if (!can_access_peer(B, A)) { skipped("cuDeviceCanAccessPeer(%%d, %%d)=0: needs peer access GPU%%d→GPU%%d", B, A, B, A); return; }
-fd_export_import(A, B, %du);
-`, seed32("vmm.fd-export-import", t.ID())),
-			}}
+			return crossProcessSpec("vmm.fd-export-import", t, name, "", "fd_export_import")
 		}})
 
 	register("vmm.release-while-mapped", recipe{basic: true, helpers: vmmHelpers + vmmShareHelpers + fdExportImport, timeout: specTimeout / 2, helperProcess: true,
 		specs: func(t Target) []spec {
 			return []spec{{
 				name: fmt.Sprintf("keeps memory on GPU%d alive after cuMemRelease until the last cuMemUnmap", t.A),
-				code: fmt.Sprintf(`if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%%d", A); return; }
+				code: fmt.Sprintf(`if (!require_vmm(A)) return;
 size_t size = granularity(A, 0, 0);
 uint64_t n = size / 4;
 uint32_t seed = %du;
 struct gpu_work w = gpu_work(A);
-CUdeviceptr r = 0;
-use(A);
-setup(cuMemAddressReserve(&r, size, 0, 0, 0), "cuMemAddressReserve");
-step("warming up: one VMM cycle and the kernels on GPU%%d", A);
-vmm_cycle(A, &w, r, size);
+CUdeviceptr r = vmm_reserve(A, &w, size);
 size_t baseline = free_memory(A);
 step("creating, mapping and filling %%zu bytes on GPU%%d", size, A);
-CUmemAllocationProp prop = pinned_prop(A, 0);
-CUmemGenericAllocationHandle h;
-CUmemAccessDesc d = {{1, A}, 3};
-use(A);
-setup(cuMemCreate(&h, size, &prop, 0), "cuMemCreate");
-setup(cuMemMap(r, size, 0, h, 0), "cuMemMap");
-setup(cuMemSetAccess(r, size, &d, 1), "cuMemSetAccess");
+CUmemGenericAllocationHandle h = vmm_map_new(A, r, size, 0, "");
 if (!run_fill(&w, r, n, seed, "fill the mapping")) return;
 step("releasing the handle while the range is still mapped");
 use(A);
@@ -678,14 +640,7 @@ else printf("  ok: the released range still holds every word\n");
 step("unmapping the last mapping");
 use(A);
 if (!must(cuMemUnmap(r, size), "cuMemUnmap of the last mapping")) return;
-double end = rt_now() + 10; /* WaitFreeMemory: exactly the baseline, within 10 s */
-size_t last = free_memory(A);
-while (last != baseline && rt_now() < end) {
-	usleep(10000);
-	last = free_memory(A);
-}
-if (last != baseline)
-	violation("free device memory on GPU%%d after cuMemUnmap of the last mapping of a released allocation: want the baseline %%zu bytes, last read %%zu (%%+lld)", A, baseline, last, (long long)last - (long long)baseline);
+free_back_to(A, baseline, "cuMemUnmap of the last mapping of a released allocation");
 `, seed32("vmm.release-while-mapped", t.String())),
 			}}
 		}})
@@ -702,9 +657,8 @@ if (last != baseline)
 		specs: func(t Target) []spec {
 			return []spec{{
 				name: fmt.Sprintf("of GPU%d cannot be imported from the bare number of the descriptor", t.A),
-				code: `if (attribute(A, 102 /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */) != 1) { skipped("needs VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1 on GPU%d", A); return; }
-size_t size = granularity(A, 1 /* POSIX_FILE_DESCRIPTOR */, 0);
-if (attribute(A, 103 /* HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED */) != 1) { skipped("needs HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=1 on GPU%d", A); return; }
+				code: `size_t size;
+if (!require_fd_export(A, &size)) return;
 CUmemAllocationProp prop = pinned_prop(A, 1);
 CUmemGenericAllocationHandle h = 0;
 use(A);

@@ -428,6 +428,14 @@ static void need_peer_access(int a, int b) {
 	if (!can_access_peer(a, b)) cannot_run("cuDeviceCanAccessPeer(%d, %d)=0: the check needs peer access GPU%d→GPU%d", a, b, a, b);
 }
 
+/* require_peer_access is the suite's RequirePeerAccess: where the pair has
+ * no peer access a→b the spec is skipped (it returns 0 then). */
+static int require_peer_access(int a, int b) {
+	if (can_access_peer(a, b)) return 1;
+	skipped("cuDeviceCanAccessPeer(%d, %d)=0: needs peer access GPU%d→GPU%d", a, b, a, b);
+	return 0;
+}
+
 /* enable_peer enables peer access a→b in a's context (harness.EnablePeerAccess). */
 static int enable_peer(int a, int b) {
 	CUcontext peer = ctx_of(b);
@@ -470,6 +478,23 @@ static size_t free_memory(int dev) {
 	use(dev);
 	setup(cuMemGetInfo(&f, &t), "cuMemGetInfo");
 	return f;
+}
+
+/* free_back_to is the suite's WaitFreeMemory (ExpectFreeMemoryBackTo): dev's
+ * free memory must be exactly the baseline again within 10 s, after the
+ * memory a check held is freed. It returns 1 when it is, else 0 after
+ * recording the violation, naming what happened before (after). */
+static int free_back_to(int dev, size_t baseline, const char *after) {
+	double end = rt_now() + 10;
+	size_t last = free_memory(dev);
+	while (last != baseline && rt_now() < end) {
+		usleep(10000);
+		last = free_memory(dev);
+	}
+	if (last == baseline) return 1;
+	violation("free device memory on GPU%d after %s: want the baseline %zu bytes, last read %zu (%+lld)", dev, after, baseline, last,
+		(long long)last - (long long)baseline);
+	return 0;
 }
 
 /* has_free_memory is the suite's RequireFreeMemory: bytes plus a margin of

@@ -342,7 +342,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		what = "fake preset " + *preset
 	}
 	if n := len(schedule.Dropped(specs, opt)); n > 0 {
-		what += fmt.Sprintf(" (%d pair mutants left to the representative pairs)", n)
+		what += fmt.Sprintf(" (%d pair litmus mutants left to the representative pairs)", n)
 	}
 	printPlan(stdout, what, plan, model, *limit)
 	return nil

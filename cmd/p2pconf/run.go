@@ -184,7 +184,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if n := len(schedule.Dropped(specs, opt)); n > 0 {
-		fmt.Fprintf(stderr, "p2pconf run: --mutants representative: %d pair mutants left to their link class's representative pairs\n", n)
+		fmt.Fprintf(stderr, "p2pconf run: --mutants representative: %d pair litmus mutants left to their link class's representative pairs\n", n)
 	}
 	if plan.Specs() == 0 {
 		fmt.Fprintf(stderr, "p2pconf run: no spec ran: the label filter %q selects no spec in suites %s\n", f.filter, strings.Join(suiteNames(set), ","))

@@ -235,7 +235,7 @@ func TestRunLeavesPairMutantsToTheRepresentativePair(t *testing.T) {
 	if code := run([]string{"run", "--suites", "ordering", "--label-filter", "id:ordering.litmus && gpus:pair", "--ginkgo.no-color"}, &out, &out); code != 0 {
 		t.Fatalf("exit %d\n%s", code, out.String())
 	}
-	if !strings.Contains(out.String(), "pair mutants left to their link class's representative pairs") {
+	if !strings.Contains(out.String(), "pair litmus mutants left to their link class's representative pairs") {
 		t.Errorf("the run does not say that it left pair mutants out:\n%s", out.String())
 	}
 	doc, err := report.ReadDocument(filepath.Join(dir, report.ConformanceFile))

@@ -185,13 +185,12 @@ type Options struct {
 	// RepresentativeMutants runs the pair litmus mutants (kind:mutant of
 	// LitmusCheck, which show that a forbidden test can fail) only on one
 	// representative pair per link class and its reverse; the forbidden
-	// tests still run on every
-	// pair, and a pass on another pair takes its power verdict from the
-	// same test on the representative pair (its processes get
-	// EnvPairMutants). p2pconf run and plan turn it on unless asked for
-	// every pair's own mutants: on eight GPUs the pair mutants are most of
-	// the run's time, and NVSwitch pairs of one link class share one path
-	// design.
+	// tests still run on every pair, and a pass on another pair takes its
+	// power verdict from the same test on the representative pair (its
+	// processes get EnvPairMutants). p2pconf run and plan turn it on unless
+	// asked for every pair's own mutants: on eight GPUs the pair mutants
+	// are most of the run's time, and NVSwitch pairs of one link class
+	// share one path design.
 	RepresentativeMutants bool
 }
 

@@ -122,9 +122,6 @@ func attributePower(results []Result) {
 	}
 	for k, idx := range confs {
 		for _, i := range idx {
-			if fromLinkClass(results[i]) {
-				continue
-			}
 			v, ok := ownPowerVerdict(results[i])
 			if !ok {
 				v, ok = named[i]
@@ -137,6 +134,8 @@ func attributePower(results []Result) {
 			}
 		}
 	}
+	// Last: a result that borrows its verdict gets it here, whatever the
+	// loop above gave it.
 	linkClassPower(results)
 }
 
@@ -163,11 +162,11 @@ func linkClassPower(results []Result) {
 	donors := map[key][]int{}
 	for i, r := range results {
 		results[i].PowerFrom = ""
-		if isConf(r) && r.Src != nil && r.Dst != nil && r.PowerShown != nil && !fromLinkClass(r) {
-			if _, stated := ownPowerVerdict(r); stated {
-				k := key{r.Check, r.Variant, r.Link}
-				donors[k] = append(donors[k], i)
-			}
+		// A donor states its own verdict, so its PowerShown is set (and a
+		// result that borrows never states one).
+		if _, stated := ownPowerVerdict(r); stated && isConf(r) && r.Src != nil && r.Dst != nil {
+			k := key{r.Check, r.Variant, r.Link}
+			donors[k] = append(donors[k], i)
 		}
 	}
 	for i, r := range results {

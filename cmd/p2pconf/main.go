@@ -13,6 +13,8 @@
 //	p2pconf repro CHECK (--pair A-B | --gpu N) [--variant TEXT] [-o DIR]
 //	p2pconf repro --all [-o DIR]
 //	p2pconf ticket [-o FILE.tar.gz] [--redact] RUN_DIR
+//	p2pconf preflight [--run NAME] [--verdict FILE] [--textfile DIR] [--features FILE]
+//	p2pconf preflight status [--max-age D] PATH
 //	p2pconf version
 //
 // report and diff gate CI with their exit status: 0 all conform, 1 a
@@ -71,6 +73,11 @@ commands:
         pack a run's failures for a bug report: SUMMARY.md, the reproducers
         of the failing checks, the environment, conformance.json and
         junit.xml; --redact drops host names and GPU UUIDs
+  preflight [--run NAME] [--verdict FILE] [--textfile DIR] [--features FILE]
+        run the short profile for a node that has just come up and write
+        verdict.json (PASS, WARN, FAIL or UNKNOWN per GPU, pair and node, with
+        actions and likely causes) beside the reports; preflight status PATH
+        prints one line about a verdict (p2pconf preflight --help)
   version
         print the version
 
@@ -139,14 +146,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) error{
-		"run":     cmdRun,
-		"plan":    cmdPlan,
-		"topo":    cmdTopo,
-		"report":  cmdReport,
-		"diff":    cmdDiff,
-		"repro":   cmdRepro,
-		"ticket":  cmdTicket,
-		"version": cmdVersion,
+		"run":       cmdRun,
+		"plan":      cmdPlan,
+		"topo":      cmdTopo,
+		"report":    cmdReport,
+		"diff":      cmdDiff,
+		"repro":     cmdRepro,
+		"ticket":    cmdTicket,
+		"preflight": cmdPreflight,
+		"version":   cmdVersion,
 	}
 	name := args[0]
 	if name == "-h" || name == "--help" || name == "help" {

@@ -20,7 +20,7 @@ import (
 const preflightUsage = `usage: p2pconf preflight [--run NAME] [--verdict FILE] [--textfile DIR] [--features FILE]
                          [--features-expiry D] [--suites LIST] [-j N] [GINKGO FLAGS...]
        p2pconf preflight --dry-run [--preset NAME] [-j N]
-       p2pconf preflight status [--max-age D] PATH
+       p2pconf preflight status [--max-age D] [--reason] PATH
 
 Runs the preflight profile: the suites' own checks that a node that has just
 come up must pass (data-path probes on every ordered pair: a kernel store
@@ -40,7 +40,7 @@ verdict and one line per target that did not pass.
   --features FILE       write Node Feature Discovery labels to FILE (in features.d)
   --features-expiry D   let NFD drop the labels D after the run (e.g. 2h; default: never)
   --suites LIST         run only these suites of the profile (the verdict lists the others
-                        as not run: UNKNOWN)
+                        as left out and speaks only for the checks that ran)
   -j N                  at most N suite processes at once
   --dry-run             print the profile's schedule and the time model's prediction
   --preset NAME         with --dry-run: for the GPUs of a fake preset (nvlink8, h200x2, ...)
@@ -48,7 +48,8 @@ verdict and one line per target that did not pass.
 
 status prints one line about the verdict in PATH (verdict.json or its run
 folder) and exits 0 for PASS or WARN, 1 for FAIL, 2 for UNKNOWN, a missing
-verdict or one older than --max-age (Node Problem Detector's convention).
+verdict or one older than --max-age (Node Problem Detector's convention);
+with --reason it prints the Slurm drain reason "p2pconf: <target> <check>".
 
 Exit status of a preflight run: 0 PASS or WARN, 1 FAIL, 2 usage error,
 3 UNKNOWN (the run could not judge the node).
@@ -174,9 +175,8 @@ func cmdPreflight(args []string, stdout, stderr io.Writer) error {
 	if _, err := profileSuites(f.suites); err != nil {
 		return err
 	}
-	// Every suite of the profile is judged: one narrowed away with --suites
-	// is reported as not run (UNKNOWN), never as a pass.
-	want := preflight.Suites()
+	// The suites meant to run are judged (one without results is UNKNOWN);
+	// those narrowed away with --suites are listed as left out.
 	suites, _ := profileSuites(f.suites)
 	if f.dryRun {
 		plan := []string{"-suites", strings.Join(suites, ","), "-label-filter", preflight.Filter()}
@@ -215,7 +215,7 @@ func cmdPreflight(args []string, stdout, stderr io.Writer) error {
 		if doc.System.IsFake() {
 			root = "" // the fake's GPUs have no sysfs of their own
 		}
-		v = preflight.Judge(doc, preflight.Options{Suites: want, SysfsRoot: root, RunDir: dir})
+		v = preflight.Judge(doc, preflight.Options{Suites: suites, SysfsRoot: root, RunDir: dir})
 	}
 	if err := writeVerdict(dir, f, v); err != nil {
 		return incomplete(err)
@@ -292,6 +292,9 @@ func writeVerdict(dir string, f preflightFlags, v preflight.Verdict) error {
 // not pass with its failing checks, causes, action and NCCL setting.
 func printPreflight(w io.Writer, v preflight.Verdict) {
 	fmt.Fprintf(w, "p2pconf preflight %s on %s (%s): %s\n", v.Verdict, v.Host, v.Backend, v.Summary)
+	if len(v.LeftOut) > 0 {
+		fmt.Fprintf(w, "  suites left out (--suites): %s\n", strings.Join(v.LeftOut, ","))
+	}
 	for _, o := range v.Node {
 		fmt.Fprintf(w, "  node %s: %s: %s\n", o.Verdict, o.Check, o.Reason)
 	}
@@ -326,6 +329,7 @@ func printPreflight(w io.Writer, v preflight.Verdict) {
 func cmdPreflightStatus(args []string, stdout, stderr io.Writer) error {
 	fs := flags("preflight status", stderr)
 	maxAge := fs.Duration("max-age", 0, "a verdict older than this is UNKNOWN (0: any age)")
+	reason := fs.Bool("reason", false, "print the Slurm drain reason (p2pconf: <pair or GPU> <check>) instead of the status line")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -338,6 +342,9 @@ func cmdPreflightStatus(args []string, stdout, stderr io.Writer) error {
 		return exitError(preflight.ExitUnknown)
 	}
 	code, line := preflight.StatusLine(v, time.Now(), *maxAge)
+	if *reason {
+		line = preflight.DrainReason(v)
+	}
 	fmt.Fprintln(stdout, line)
 	if code != 0 {
 		return exitError(code)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -38,6 +39,8 @@ type manifests struct {
 	jobs map[string]*batchv1.Job
 	pvcs map[string]*corev1.PersistentVolumeClaim
 	pods map[string]*corev1.Pod
+	// daemonSets holds preflight-daemonset.yaml's DaemonSet.
+	daemonSets map[string]*appsv1.DaemonSet
 }
 
 // decode reads one or more YAML documents into the API types, refusing
@@ -71,8 +74,14 @@ func decode(t *testing.T, name string, data []byte, into *manifests) {
 				t.Fatalf("%s document %d (Pod): %v", name, i, err)
 			}
 			into.pods[p.Name] = &p
+		case "apps/v1 DaemonSet":
+			var d appsv1.DaemonSet
+			if err := yaml.UnmarshalStrict([]byte(doc), &d); err != nil {
+				t.Fatalf("%s document %d (DaemonSet): %v", name, i, err)
+			}
+			into.daemonSets[d.Name] = &d
 		default:
-			t.Fatalf("%s document %d: unexpected %q %q (the test knows Job, PersistentVolumeClaim and Pod)", name, i, tm.APIVersion, tm.Kind)
+			t.Fatalf("%s document %d: unexpected %q %q (the test knows Job, PersistentVolumeClaim, Pod and DaemonSet)", name, i, tm.APIVersion, tm.Kind)
 		}
 	}
 }
@@ -81,7 +90,8 @@ func decode(t *testing.T, name string, data []byte, into *manifests) {
 // when render is given.
 func load(t *testing.T, render func(file string) []byte) manifests {
 	t.Helper()
-	m := manifests{jobs: map[string]*batchv1.Job{}, pvcs: map[string]*corev1.PersistentVolumeClaim{}, pods: map[string]*corev1.Pod{}}
+	m := manifests{jobs: map[string]*batchv1.Job{}, pvcs: map[string]*corev1.PersistentVolumeClaim{}, pods: map[string]*corev1.Pod{},
+		daemonSets: map[string]*appsv1.DaemonSet{}}
 	files, _ := filepath.Glob("*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no manifests (*.yaml) in deploy/kubernetes")

@@ -83,6 +83,9 @@ type Verdict struct {
 	// Node holds what is about neither one GPU nor one pair: suites that
 	// did not run or stopped early, setup errors.
 	Node []Outcome `json:"node,omitempty"`
+	// LeftOut are the profile's suites the caller narrowed away (p2pconf
+	// preflight --suites): the verdict does not speak for their checks.
+	LeftOut []string `json:"suites_left_out,omitempty"`
 }
 
 // Problem names one failing check on one target.
@@ -137,7 +140,8 @@ type Outcome struct {
 // Options are the inputs of Judge besides the run's document.
 type Options struct {
 	// Suites are the suites the run was meant to run (default Suites()):
-	// one without results makes the node UNKNOWN.
+	// one without results makes the node UNKNOWN; the profile's others are
+	// recorded as left out.
 	Suites []string
 	// SysfsRoot is where the cause rules read sysfs ("/" on a machine).
 	SysfsRoot string
@@ -212,6 +216,17 @@ func Judge(doc report.Document, opt Options) Verdict {
 		}
 	}
 	v.Node = append(v.Node, suiteCoverage(doc, opt.Suites)...)
+	if opt.Suites != nil {
+		meant := map[string]bool{}
+		for _, s := range opt.Suites {
+			meant[s] = true
+		}
+		for _, s := range Suites() {
+			if !meant[s] {
+				v.LeftOut = append(v.LeftOut, s)
+			}
+		}
+	}
 
 	for _, t := range sortedTargets(gpus) {
 		finish(t, outcomes[t])

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The p2pconf Authors
 #
-# make test         unit tests, every suite on the fake backend, and a Slurm fleet run (no GPU needed)
+# make test         unit tests, every suite on the fake backend, a Slurm fleet run and health check,
+#                   and the preflight textfile through promtool and node_exporter (no GPU needed)
 # make conformance  every suite on this machine's GPUs; reports in reports/<run>/
 # make list         every spec with its labels (no GPU needed)
 # make mutation     inject each fake driver defect and show which specs catch it
@@ -23,9 +24,9 @@ RUN ?= $(shell date -u +%Y%m%dT%H%M%SZ)
 RUN_FLAGS ?=
 LABEL_FILTER ?=
 
-.PHONY: test unit fake-suites slurm conformance list mutation mutation-fast dist sanitize check lint docs
+.PHONY: test unit fake-suites slurm prometheus conformance list mutation mutation-fast dist sanitize check lint docs
 
-test: check unit fake-suites mutation-fast slurm
+test: check unit fake-suites mutation-fast slurm prometheus
 
 unit:
 	$(GO) test -count=1 ./harness/... ./kernels/... ./cmd/... ./internal/... ./deploy/...
@@ -35,6 +36,13 @@ unit:
 # fleet report is checked.
 slurm:
 	bash tests/slurm/run.sh
+
+# p2pconf preflight's node_exporter textfile, checked by Debian's promtool
+# and served by Debian's prometheus-node-exporter on loopback (installed
+# without recommended packages when missing; skipped, saying why, without
+# apt-get or root).
+prometheus:
+	bash tests/prometheus/run.sh
 
 fake-suites:
 	$(GO) run ./cmd/selftest

@@ -25,6 +25,11 @@
 #      (through P2PCONF_NODE_ENV) and BASELINE=the first run's fleet: sim2
 #      fails GPU0→GPU1, the fleet view lists sim2 first with its rerun
 #      command, and the diff reports the regression on sim2.
+#   3. health check: deploy/slurm/p2pconf-healthcheck.sh on each node as
+#      slurmd runs it (p2pconf preflight --suites access): sim2, with the
+#      same defect, is drained with reason "p2pconf: 0-1 <check>", sim1 stays
+#      up, sim3 (drained by hand first) keeps its own reason; a fresh verdict
+#      is reused without a run; a later passing run on sim2 resumes it.
 #
 # Every wait is bounded (P2PCONF_SLURM_TIMEOUT seconds per run, default 600);
 # every daemon started here is stopped on exit, SIGTERM and SIGINT included
@@ -387,5 +392,51 @@ expect "merge mode says how many hosts it wanted" has "$work/merge-only.out" "3 
 expect "merge mode takes no fleet view for a host" hasnt "$work/merge-only.out" "holds no results"
 expect "merge mode skips the diff without BASELINE" has "$work/merge-only.out" "no BASELINE given; skipping the diff"
 expect "merge mode wrote the fleet view where P2PCONF_FLEET points" has "$work/k8s-fleet/fleet.md" "p2pconf fleet — 3 hosts"
+
+# ---- the health check: preflight verdicts drain and resume nodes ----
+# deploy/slurm/p2pconf-healthcheck.sh as slurmd runs it (HealthCheckProgram:
+# outside any job, SLURMD_NODENAME set), against this cluster's slurmctld,
+# with the profile's access suite (the bundle's only suite). sim3 is drained
+# by an operator first: a passing verdict must not resume a drain that is
+# not the script's.
+hc=$slurm_dir/p2pconf-healthcheck.sh
+scontrol update NodeName=sim3 State=DRAIN Reason="maintenance: fan" || fail "cannot drain sim3 by hand"
+# run_hc NODE [VAR=VALUE...]: the health check on NODE; its exit status in hc_rc.
+run_hc() {
+	local n=$1
+	shift
+	set +e
+	env SLURMD_NODENAME="$n" P2PCONF_BUNDLE="$shared/bundle" P2PCONF_VERDICT="$work/hc/$n/verdict.json" \
+		P2PCONF_HEALTHCHECK_CONF=/nonexistent P2PCONF_PREFLIGHT_FLAGS="--suites access" P2PCONF_PREFLIGHT_TIMEOUT=$timeout_s \
+		"$@" bash "$hc" >"$work/hc.$n.out" 2>&1
+	hc_rc=$?
+	set -e
+}
+node_state() { sinfo -h -N -n "$1" -o '%T' | head -n 1; }
+node_reason() { sinfo -h -N -n "$1" -o '%E' | head -n 1; }
+log "health check: sim1 and sim3 clean, sim2 with peer-store-dropped"
+run_hc sim1
+expect "the health check passes on sim1 (exit $hc_rc; $(tail -n 3 "$work/hc.sim1.out" | tr '\n' ' '))" test "$hc_rc" -eq 0
+run_hc sim2 P2PCONF_FAKE_DEFECTS=peer-store-dropped
+expect "the health check fails on sim2 (exit $hc_rc; $(tail -n 3 "$work/hc.sim2.out" | tr '\n' ' '))" test "$hc_rc" -eq 1
+run_hc sim3
+expect "the health check passes on sim3 (exit $hc_rc)" test "$hc_rc" -eq 0
+want_reason=$("$shared/bundle/bin/p2pconf" preflight status --reason "$work/hc/sim2/verdict.json" || true)
+expect "sim2's verdict names pair 0-1 and an access check ($want_reason)" grep -Eq '^p2pconf: 0-1 access\.' <<<"$want_reason"
+expect "sim2 is drained (state $(node_state sim2))" grep -Eq '^drain' <<<"$(node_state sim2)"
+expect "sim2's drain reason is '$want_reason' (got '$(node_reason sim2)')" test "$(node_reason sim2)" = "$want_reason"
+expect "sim1 stays up (state $(node_state sim1))" grep -Eq '^(idle|mixed|allocated)' <<<"$(node_state sim1)"
+expect "sim3 keeps the operator's drain" test "$(node_reason sim3)" = "maintenance: fan"
+expect "the health check says sim3's drain is not its own" has "$work/hc.sim3.out" "left drained: its reason is not p2pconf's (maintenance: fan)"
+runs_before=$(ls "$work/hc/sim1/runs" | grep -vc '\.log$')
+run_hc sim1 P2PCONF_MAX_AGE=1h
+expect "a fresh verdict is used without a new run" test "$(ls "$work/hc/sim1/runs" | grep -vc '\.log$')" -eq "$runs_before"
+expect "the reused verdict still passes (exit $hc_rc)" test "$hc_rc" -eq 0
+log "health check: sim2 again without the defect (P2PCONF_MAX_AGE=0: a new run)"
+run_hc sim2 P2PCONF_MAX_AGE=0
+expect "the health check passes on sim2 now (exit $hc_rc)" test "$hc_rc" -eq 0
+expect "sim2 is resumed (state $(node_state sim2))" grep -Eq '^(idle|mixed|allocated)' <<<"$(node_state sim2)"
+expect "the health check says it resumed sim2" has "$work/hc.sim2.out" "resumed: preflight passes again"
+scontrol update NodeName=sim3 State=RESUME || fail "cannot resume sim3"
 log "fleet view: $md"
 log "PASS: $checks checks on a Slurm cluster of ${#nodes[@]} simulated nodes"

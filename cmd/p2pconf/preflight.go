@@ -215,7 +215,7 @@ func cmdPreflight(args []string, stdout, stderr io.Writer) error {
 		if doc.System.IsFake() {
 			root = "" // the fake's GPUs have no sysfs of their own
 		}
-		v = preflight.Judge(doc, preflight.Options{Suites: suites, SysfsRoot: root, RunDir: dir})
+		v = preflight.Judge(doc, preflight.Options{Suites: suites, SysfsRoot: root, RunDir: dir, Unavailable: unavailable(suites)})
 	}
 	if err := writeVerdict(dir, f, v); err != nil {
 		return incomplete(err)
@@ -250,6 +250,30 @@ func preflightFolder(name string, stderr io.Writer) (string, func(), error) {
 		return "", nil, incomplete(err)
 	}
 	return dir, func() { _ = os.Unsetenv("P2PCONF_REPORT_DIR") }, nil
+}
+
+// unavailable lists the suites of want that the dist bundle this command
+// belongs to does not ship (none from a checkout, which has them all).
+func unavailable(want []string) []string {
+	dir := bundleDir()
+	if dir == "" {
+		return nil
+	}
+	set, err := readBundle(dir)
+	if err != nil {
+		return want
+	}
+	have := map[string]bool{}
+	for _, b := range set.Suites {
+		have[b.Name] = true
+	}
+	var out []string
+	for _, s := range want {
+		if !have[s] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // unknownVerdict is the verdict of a run that left nothing to judge.

@@ -115,6 +115,10 @@ func TestJudge(t *testing.T) {
 		{"suite missing", func(d *report.Document) {
 			d.Suites = d.Suites[1:]
 		}, Unknown, "node", "suite access"},
+		{"suite not launched on this machine is not missing", func(d *report.Document) {
+			d.Schedule = &report.Schedule{Rounds: []report.ScheduleRound{{Processes: []report.ScheduleProcess{{Suite: "health"}, {Suite: "access"}}}}}
+			d.Suites = d.Suites[:1] // access only: health was launched and left nothing
+		}, Unknown, "node", "suite health"},
 		{"contended", func(d *report.Document) {
 			for i, r := range d.Results {
 				if r.Check == "bandwidth.link-efficiency" {

@@ -147,6 +147,9 @@ type Options struct {
 	SysfsRoot string
 	// RunDir is recorded in the verdict.
 	RunDir string
+	// Unavailable are suites of the profile the installed bundle lacks:
+	// their checks cannot run, so the node is UNKNOWN.
+	Unavailable []string
 }
 
 // Judge turns a preflight run's merged document into the verdict.
@@ -216,6 +219,9 @@ func Judge(doc report.Document, opt Options) Verdict {
 		}
 	}
 	v.Node = append(v.Node, suiteCoverage(doc, opt.Suites)...)
+	for _, s := range opt.Unavailable {
+		v.Node = append(v.Node, Outcome{Check: "suite " + s, Verdict: Unknown, Reason: "the bundle has no " + s + " suite: its checks cannot run here"})
+	}
 	if opt.Suites != nil {
 		meant := map[string]bool{}
 		for _, s := range opt.Suites {
@@ -384,10 +390,27 @@ func actionOf(t *Target) string {
 }
 
 // suiteCoverage reports suites meant to run that left no result, or that
-// Ginkgo says did not finish.
+// Ginkgo says did not finish. With a schedule (p2pconf run), a suite is
+// meant to run when the schedule launched it: a suite of the profile with
+// no spec on this machine (the pair checks on one GPU) is not launched.
 func suiteCoverage(doc report.Document, want []string) []Outcome {
 	if want == nil {
 		want = Suites()
+	}
+	if doc.Schedule != nil {
+		launched := map[string]bool{}
+		for _, r := range doc.Schedule.Rounds {
+			for _, p := range r.Processes {
+				launched[p.Suite] = true
+			}
+		}
+		var kept []string
+		for _, s := range want {
+			if launched[s] {
+				kept = append(kept, s)
+			}
+		}
+		want = kept
 	}
 	ran := map[string]report.SuiteRun{}
 	for _, s := range doc.Suites {

@@ -509,11 +509,10 @@ func summarize(v Verdict) (summary, action string) {
 			failing = append(failing, t.ID)
 		}
 	}
-	switch {
-	case v.First == nil:
+	if v.First == nil {
 		summary = fmt.Sprintf("PASS: %d GPUs, %d pairs", len(v.GPUs), len(v.Pairs))
 		action = "none"
-	default:
+	} else {
 		summary = fmt.Sprintf("%s: %s %s: %s", v.Verdict, v.First.Target, v.First.Check, oneLine(v.First.Reason, 160))
 		if v.First.Cause != "" {
 			summary += " (likely cause: " + oneLine(v.First.Cause, 120) + ")"

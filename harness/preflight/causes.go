@@ -35,6 +35,7 @@ const (
 	srcNVMLP2P     = "NVML API Reference, nvmlDeviceGetP2PStatus (nvmlGpuP2PStatus_t)"
 	srcNVMLLinks   = "NVML API Reference, nvmlDeviceGetNvLinkState and nvmlDeviceGetNvLinkRemotePciInfo"
 	srcNVMLPCIe    = "NVML API Reference, nvmlDeviceGetCurrPcieLinkGeneration / Width and nvmlDeviceGetMaxPcieLinkGeneration / Width"
+	srcDriverLib   = "CUDA Driver API, cuGetProcAddress (entry points resolved from the loaded libcuda); README, settings: P2PCONF_LIBCUDA"
 )
 
 // Causes applies every rule to the pair src→dst of sys, reading sysfs
@@ -43,11 +44,35 @@ const (
 func Causes(sys report.System, src, dst int, checks []Outcome, root string) []Cause {
 	var out []Cause
 	for _, rule := range []func(report.System, int, int, []Outcome, string) []Cause{
-		acsRule, iommuRule, virtualizationRule, bar1Rule, nvmlP2PRule, linksRule, pcieRule,
+		driverLibraryRule, acsRule, iommuRule, virtualizationRule, bar1Rule, nvmlP2PRule, linksRule, pcieRule,
 	} {
 		out = append(out, rule(sys, src, dst, checks, root)...)
 	}
 	return out
+}
+
+// GPUCauses applies the rules that speak to one GPU (the driver library,
+// virtualization) to GPU g of sys.
+func GPUCauses(sys report.System, g int, checks []Outcome, root string) []Cause {
+	var out []Cause
+	for _, rule := range []func(report.System, int, int, []Outcome, string) []Cause{driverLibraryRule, virtualizationRule} {
+		out = append(out, rule(sys, g, g, checks, root)...)
+	}
+	return out
+}
+
+// driverLibraryRule: the suites loaded the driver from P2PCONF_LIBCUDA, not
+// the system's libcuda.so.1: a replaced or interposed driver library
+// answers for every call.
+func driverLibraryRule(sys report.System, _, _ int, _ []Outcome, _ string) []Cause {
+	lib := sys.Env["P2PCONF_LIBCUDA"]
+	if lib == "" {
+		return nil
+	}
+	return []Cause{{Rule: "driver-library",
+		Finding: "the suites loaded the CUDA driver from P2PCONF_LIBCUDA=" + lib + ", not the system's libcuda.so.1: a replaced or interposed library answers every driver call",
+		Fix:     "unset P2PCONF_LIBCUDA to test the installed driver, or report the failure against that library",
+		Source:  srcDriverLib}}
 }
 
 // gpuOf is sys's GPU with ordinal o.
@@ -188,7 +213,11 @@ func HypervisorFlag(root string) bool {
 // access lands (hidden, refused, or a private mirror).
 func virtualizationRule(sys report.System, src, dst int, _ []Outcome, root string) []Cause {
 	var vm []string
-	for _, o := range []int{src, dst} {
+	gpus := []int{src, dst}
+	if src == dst {
+		gpus = gpus[:1]
+	}
+	for _, o := range gpus {
 		if g, ok := platformGPU(sys, o); ok && (g.Virtualization == "PASSTHROUGH" || g.Virtualization == "VGPU") {
 			vm = append(vm, fmt.Sprintf("GPU%d: NVML virtualization mode %s", o, g.Virtualization))
 		}

@@ -267,6 +267,9 @@ func TestCauses(t *testing.T) {
 			fakeSysfs(t, root, "0000:1b:00.0", "identity", 256<<20)
 		}, failing, "bar1-small"},
 		{"NVML P2P status", func(s *report.System) { s.Pairs[0].NVML.Read = "P2P_STATUS_CHIPSET_NOT_SUPPORTED" }, nil, failing, "nvml-p2p-status"},
+		{"interposed driver library", func(s *report.System) {
+			s.Env = map[string]string{"P2PCONF_LIBCUDA": "/tmp/libcuda-shim.so"}
+		}, nil, failing, "driver-library"},
 		{"links down", func(s *report.System) { s.Platform.GPUs[0].NVLinks = "16 of 18 active: 16 × NVLink 4.0" }, nil, failing, "links-inactive"},
 		{"links-up failed", nil, nil, []Outcome{{Check: "health.links-up", Verdict: Fail, Reason: "12 of 18 links active"}}, "links-inactive"},
 		{"PCIe trained down under a slow pair", func(s *report.System) {
@@ -289,6 +292,22 @@ func TestCauses(t *testing.T) {
 				t.Fatalf("causes %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestGPUCauses(t *testing.T) {
+	doc := cleanDoc()
+	doc.System.Env = map[string]string{"P2PCONF_LIBCUDA": "/tmp/libcuda-shim.so"}
+	set(&doc, "access.local-copy", 0, -1, report.StatusFail, "word 8388608 differs")
+	v := Judge(doc, Options{})
+	if v.Verdict != Fail || v.First.Target != "0" || v.First.Check != "access.local-copy" || !strings.Contains(v.First.Cause, "P2PCONF_LIBCUDA=/tmp/libcuda-shim.so") {
+		t.Fatalf("verdict %s, first %+v", v.Verdict, v.First)
+	}
+	if !strings.Contains(v.Summary, "likely cause: the suites loaded the CUDA driver from P2PCONF_LIBCUDA") {
+		t.Fatalf("summary %q", v.Summary)
+	}
+	if got := rules(GPUCauses(twoGPUs(), 0, nil, "")); got != "" {
+		t.Fatalf("a clean GPU has causes %q", got)
 	}
 }
 

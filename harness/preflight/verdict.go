@@ -236,6 +236,9 @@ func Judge(doc report.Document, opt Options) Verdict {
 
 	for _, t := range sortedTargets(gpus) {
 		finish(t, outcomes[t])
+		if t.Verdict != Pass && t.GPU != nil {
+			t.Causes = GPUCauses(doc.System, *t.GPU, t.Checks, opt.SysfsRoot)
+		}
 		v.GPUs = append(v.GPUs, *t)
 	}
 	for _, t := range sortedTargets(pairs) {

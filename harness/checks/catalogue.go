@@ -44,7 +44,7 @@ var catalogue = []Check{
 		Source:      "CUDA Driver API cuCtxEnablePeerAccess; CUDA sample simpleP2P.",
 		AppliesTo:   "pairs where cuDeviceCanAccessPeer(A, B)=1."},
 	{ID: "access.kernel-remote-write", Scopes: pair, Kinds: conf,
-		Requirement: "with peer access A→B enabled, a kernel on A MUST store into B's buffer; after A's stream completes, B MUST see every word (read through B's context), and the words after the buffer stay untouched.",
+		Requirement: "with peer access A→B enabled, a kernel on A MUST store into B's buffer; after A's stream completes, B MUST see every word (read through B's context), and the words after the buffer stay untouched; at three sizes: one word, 1027 words (4 KiB + 12 B) and 1 Mi + 3 words (4 MiB + 12 B).",
 		Source:      "CUDA Driver API cuCtxEnablePeerAccess; Programming Guide, Peer-to-Peer Memory Access.",
 		AppliesTo:   "pairs where cuDeviceCanAccessPeer(A, B)=1."},
 	{ID: "access.staged-copy", Scopes: pair, Kinds: conf,

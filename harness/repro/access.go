@@ -5,6 +5,7 @@ package repro
 
 import (
 	"fmt"
+	"strings"
 )
 
 // The access suite's recipes (suites/access). Sizes, seeds and the order of
@@ -386,21 +387,33 @@ gpu_work_free(&w);
 
 	register("access.kernel-remote-write", recipe{basic: true, helpers: accessHelpers, timeout: specTimeout,
 		specs: func(t Target) []spec {
-			return []spec{{
-				name: fmt.Sprintf("enabling peer access from GPU%d to GPU%d lets a kernel on GPU%d store to GPU%d's memory", t.A, t.B, t.A, t.B),
-				code: peerPrologue(true) + fmt.Sprintf(`enum { N = %d };
+			// The suite's three sizes, smallest first; the largest keeps the
+			// seed the check had at one size.
+			var code strings.Builder
+			for i, n := range []int{1, 1024 + 3, kernelWords} {
+				s := seed32("access.kernel-remote-write", t.ID())
+				if n != kernelWords {
+					s = seed32("access.kernel-remote-write", t.ID(), i)
+				}
+				fmt.Fprintf(&code, `{
+enum { N = %d };
 CUdeviceptr dst = poisoned(B, N);
 uint32_t seed = %du;
-step("a kernel on GPU%%d fills GPU%%d's buffer with a seeded pattern", A, B);
+step("a kernel on GPU%%d fills %%d words of GPU%%d's buffer with a seeded pattern", A, (int)N, B);
 struct gpu_work w = gpu_work(A);
-if (run_fill(&w, dst, N, seed, "kernel on GPU%d storing to GPU%d's memory")) {
+if (run_fill(&w, dst, N, seed, "kernel on GPU%d storing %d words to GPU%d's memory")) {
 	uint32_t *want = host_words(N);
 	for (size_t i = 0; i < N; i++) want[i] = pattern_word(seed, i);
 	step("reading GPU%%d's buffer through GPU%%d after GPU%%d's stream completed", B, B, A);
-	expect_words(B, dst, want, N, GUARD, "GPU%d's buffer stored by a kernel on GPU%d");
+	expect_words(B, dst, want, N, GUARD, "GPU%d's %d-word buffer stored by a kernel on GPU%d");
 }
 gpu_work_free(&w);
-`, kernelWords, seed32("access.kernel-remote-write", t.ID()), t.A, t.B, t.B, t.A) + peerEpilogue(true),
+}
+`, n, s, t.A, n, t.B, t.B, n, t.A)
+			}
+			return []spec{{
+				name: fmt.Sprintf("enabling peer access from GPU%d to GPU%d lets a kernel on GPU%d store to GPU%d's memory", t.A, t.B, t.A, t.B),
+				code: peerPrologue(true) + code.String() + peerEpilogue(true),
 			}}
 		}})
 

@@ -16,6 +16,11 @@ import (
 // tail of three words, so a grid that misses the tail is caught.
 const kernelWords = 1<<20 + 3
 
+// remoteWriteWords are the sizes kernel-remote-write stores at, smallest
+// first: one word (a single store), a page and three words (one CTA's
+// worth plus a tail), and kernelWords (many CTAs).
+var remoteWriteWords = []int{1, 1024 + 3, kernelWords}
+
 var _ = Describe("access:", func() {
 	h := harness.New()
 
@@ -47,7 +52,8 @@ var _ = Describe("access:", func() {
 			Requirement: with peer access A→B enabled, a kernel on A MUST store
 			into B's buffer; after A's stream completes, B MUST see every word
 			(read through B's context), and the words after the buffer stay
-			untouched.
+			untouched; at three sizes: one word, 1027 words (4 KiB + 12 B) and
+			1 Mi + 3 words (4 MiB + 12 B).
 			Source: CUDA Driver API cuCtxEnablePeerAccess; Programming Guide,
 			Peer-to-Peer Memory Access.
 			Applies to: pairs where cuDeviceCanAccessPeer(A, B)=1.
@@ -56,12 +62,18 @@ var _ = Describe("access:", func() {
 			harness.PairLabels("access.kernel-remote-write", p), func(ctx SpecContext) {
 				h.RequirePeerAccess(p)
 				h.MustEnablePeerAccess(p)
-				dst := poisoned(h, p.B, kernelWords)
-				seed := seed32("access.kernel-remote-write", p.ID())
-				By(fmt.Sprintf("a kernel on %s fills %s's buffer with a seeded pattern", p.A, p.B))
-				want := fillPattern(ctx, h, p.A, dst, kernelWords, seed, fmt.Sprintf("kernel on %s storing to %s's memory", p.A, p.B))
-				By(fmt.Sprintf("reading %s's buffer through %s after %s's stream completed", p.B, p.B, p.A))
-				expectWords(h, p.B, dst, want, fmt.Sprintf("%s's buffer stored by a kernel on %s", p.B, p.A))
+				for i, n := range remoteWriteWords {
+					dst := poisoned(h, p.B, n)
+					// The largest size keeps the seed the check had at one size.
+					seed := seed32("access.kernel-remote-write", p.ID())
+					if n != kernelWords {
+						seed = seed32("access.kernel-remote-write", p.ID(), i)
+					}
+					By(fmt.Sprintf("a kernel on %s fills %d words of %s's buffer with a seeded pattern", p.A, n, p.B))
+					want := fillPattern(ctx, h, p.A, dst, n, seed, fmt.Sprintf("kernel on %s storing %d words to %s's memory", p.A, n, p.B))
+					By(fmt.Sprintf("reading %s's buffer through %s after %s's stream completed", p.B, p.B, p.A))
+					expectWords(h, p.B, dst, want, fmt.Sprintf("%s's %d-word buffer stored by a kernel on %s", p.B, n, p.A))
+				}
 			}, harness.Timeout(1))
 	}
 })

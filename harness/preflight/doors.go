@@ -29,9 +29,10 @@ const (
 func StatusLine(v Verdict, now time.Time, maxAge time.Duration) (int, string) {
 	age := ""
 	if v.End != nil {
-		a := now.Sub(*v.End).Round(time.Second)
+		raw := now.Sub(*v.End)
+		a := raw.Round(time.Second)
 		age = " (" + a.String() + " ago)"
-		if maxAge > 0 && a > maxAge {
+		if maxAge > 0 && raw > maxAge {
 			return ExitUnknown, fmt.Sprintf("p2pconf UNKNOWN: the last verdict (%s) is %s old, older than %s", v.Verdict, a, maxAge)
 		}
 	} else if maxAge > 0 {

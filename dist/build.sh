@@ -34,6 +34,8 @@
 #   tests/foreign/         run.sh and hold.c: the exclusive-use checks beside
 #                          another program and a second run (needs a C
 #                          compiler and python3 on the node, not Go)
+#   tests/shim/            p2pconf-shim.c: a driver shim under which
+#                          `p2pconf preflight` must FAIL (README, preflight)
 #   VERSION, README.md (reports/README.md), LICENSE, .p2pconf-root
 set -euo pipefail
 
@@ -108,6 +110,9 @@ install -m 0644 dist/sanitize-allow.txt "$stage/sanitize-allow.txt"
 mkdir -p "$stage/tests/foreign"
 install -m 0755 tests/foreign/run.sh "$stage/tests/foreign/run.sh"
 install -m 0644 tests/foreign/hold.c "$stage/tests/foreign/hold.c"
+# The driver shim that shows preflight failing on a healthy GPU node.
+mkdir -p "$stage/tests/shim"
+install -m 0644 tests/shim/p2pconf-shim.c "$stage/tests/shim/p2pconf-shim.c"
 cp reports/README.md "$stage/README.md"
 cp LICENSE "$stage/LICENSE"
 echo "$version $commit" >"$stage/VERSION"

@@ -6,7 +6,7 @@
  * machine, naming the check, the target and the cause. The suites load it
  * through P2PCONF_LIBCUDA; it finds the real driver through
  * P2PCONF_REAL_LIBCUDA and swaps entry points where the suites resolve them
- * (cuGetProcAddress_v2). P2PCONF_SHIM picks the defect:
+ * (cuGetProcAddress_v2). SHIM_DEFECT picks the defect:
  *
  *   half-copy   every cuMemcpyPeerAsync, and every cuMemcpyAsync or
  *               cuMemcpyDtoDAsync between device memory, of 1 MiB or more
@@ -15,7 +15,7 @@
  *               (CUDA_ERROR_PEER_ACCESS_UNSUPPORTED) without enabling anything
  *
  *   cc -O2 -shared -fPIC -o libcuda-shim.so tests/shim/p2pconf-shim.c -ldl
- *   P2PCONF_SHIM=half-copy P2PCONF_LIBCUDA=$PWD/libcuda-shim.so \
+ *   SHIM_DEFECT=half-copy P2PCONF_LIBCUDA=$PWD/libcuda-shim.so \
  *     P2PCONF_REAL_LIBCUDA=/usr/lib/x86_64-linux-gnu/libcuda.so.1 ./bin/p2pconf preflight
  */
 #define _GNU_SOURCE
@@ -57,7 +57,7 @@ static int load_real(void) {
 }
 
 static const char *mode(void) {
-	const char *m = getenv("P2PCONF_SHIM");
+	const char *m = getenv("SHIM_DEFECT");
 	return m != NULL ? m : "";
 }
 
@@ -113,7 +113,7 @@ __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char *
 	} else if (strcmp(mode(), "enable-217") == 0 && strcmp(symbol, "cuCtxEnablePeerAccess") == 0) {
 		*pfn = (void *)enable_refused;
 	} else if (mode()[0] != '\0' && strcmp(mode(), "half-copy") != 0 && strcmp(mode(), "enable-217") != 0) {
-		fprintf(stderr, "p2pconf-shim: P2PCONF_SHIM=%s: want half-copy or enable-217\n", mode());
+		fprintf(stderr, "p2pconf-shim: SHIM_DEFECT=%s: want half-copy or enable-217\n", mode());
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
 	}
 	return r;

@@ -99,6 +99,9 @@ func TestJudge(t *testing.T) {
 		{"above the link", func(d *report.Document) {
 			set(d, "bandwidth.link-efficiency", 0, 1, report.StatusFail, "GPU0→GPU1 moves more than the link carries: 900 GB/s")
 		}, Fail, "0-1", "bandwidth.link-efficiency"},
+		{"wrong data in the bandwidth check is no degradation", func(d *report.Document) {
+			set(d, "bandwidth.link-efficiency", 0, 1, report.StatusFail, "GPU1's memory after 4 batches: 1 of 1024 words differ")
+		}, Fail, "0-1", "bandwidth.link-efficiency"},
 		{"counters grew", func(d *report.Document) {
 			set(d, "health.link-errors", 1, 0, report.StatusFail, "replay counter grew by 3")
 		}, Warn, "1-0", "health.link-errors"},
@@ -155,6 +158,9 @@ func TestJudge(t *testing.T) {
 			for _, p := range v.Pairs {
 				if p.ID == tc.target && p.Verdict == Fail && (p.NCCL == nil || p.NCCL.Setting == "") {
 					t.Fatalf("failing pair %s has no NCCL setting", p.ID)
+				}
+				if p.ID == tc.target && (strings.Contains(p.Action, "see the causes") || p.Action == "") {
+					t.Fatalf("pair %s: action %q points at causes none of the rules named", p.ID, p.Action)
 				}
 				if p.ID != tc.target && tc.name != "fail wins over unknown" && tc.name != "contended" && p.Verdict != Pass {
 					t.Fatalf("pair %s is %s, want PASS", p.ID, p.Verdict)

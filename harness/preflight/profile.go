@@ -25,10 +25,13 @@ type Role struct {
 	Check string
 	// Probe says in a few words what the check shows about the node.
 	Probe string
-	// Degrades marks checks whose failure means "works, but worse than it
-	// should" (WARN): the link-efficiency floor, error counters that grew.
-	// Every other check's failure is FAIL.
-	Degrades bool
+	// Degrades marks checks whose failure can mean "works, but worse than
+	// it should" (WARN): the link-efficiency floor, error counters that
+	// grew. DegradedWhen, when set, is the text of the failure reason that
+	// says so; any other failure of the check (wrong data) is FAIL, as is
+	// every other check's failure.
+	Degrades     bool
+	DegradedWhen string
 	// Action is what to do when the check fails on a target.
 	Action string
 }
@@ -63,7 +66,7 @@ var Profile = []Role{
 		Action: "a consumer on one GPU does not see the producer's data after its flag: NCCL and custom all-reduce would hang or read stale data; do not use P2P on this pair"},
 	{Check: "atomics.concurrent-sys-rmw", Probe: "peer atomics the driver calls native stay atomic",
 		Action: "peer atomics lose updates: do not rely on peer atomics on this pair (NCCL and libraries using them would compute wrong results)"},
-	{Check: "bandwidth.link-efficiency", Probe: "copy bandwidth against the link's nominal rate", Degrades: true,
+	{Check: "bandwidth.link-efficiency", Probe: "copy bandwidth against the link's nominal rate", Degrades: true, DegradedWhen: "moves less than",
 		Action: "the pair moves data below its link's floor: compare PCIe generation and width and NVLink counts with the causes below; rerun when the node is idle"},
 }
 

@@ -239,12 +239,18 @@ func Judge(doc report.Document, opt Options) Verdict {
 		if t.Verdict != Pass && t.GPU != nil {
 			t.Causes = GPUCauses(doc.System, *t.GPU, t.Checks, opt.SysfsRoot)
 		}
+		if len(t.Causes) == 0 && strings.Contains(t.Action, "p2pconf repro and report it") {
+			t.Action += " (the machine shows no known platform cause)"
+		}
 		v.GPUs = append(v.GPUs, *t)
 	}
 	for _, t := range sortedTargets(pairs) {
 		finish(t, outcomes[t])
 		if t.Verdict != Pass && t.Src != nil {
 			t.Causes = Causes(doc.System, *t.Src, *t.Dst, t.Checks, opt.SysfsRoot)
+			if len(t.Causes) == 0 {
+				t.Action = strings.Replace(t.Action, "; see the causes", noCause, 1)
+			}
 			if t.Verdict == Fail {
 				a := NCCLFor(doc.System, *t.Src, *t.Dst)
 				t.NCCL = &a
@@ -268,6 +274,11 @@ func Judge(doc report.Document, opt Options) Verdict {
 	v.Summary, v.Action = summarize(v)
 	return v
 }
+
+// noCause replaces "see the causes" in a pair's action when no rule named
+// one.
+const noCause = "; the machine shows no known platform cause (ACS, IOMMU, virtualization, BAR1, NVML P2P status, links): " +
+	"write its reproducer (p2pconf repro) and report it with p2pconf ticket"
 
 func newPair(sys report.System, src, dst int) *Target {
 	s, d := src, dst
@@ -319,7 +330,7 @@ func checkVerdict(o *Outcome) Status {
 	role, _ := RoleOf(o.Check)
 	switch {
 	case o.Failed > 0:
-		if role.Degrades && !exceedsLink(o) {
+		if role.Degrades && (role.DegradedWhen == "" || strings.Contains(o.Reason, role.DegradedWhen)) {
 			return Warn
 		}
 		return Fail

@@ -71,6 +71,12 @@ commands:
         pack a run's failures for a bug report: SUMMARY.md, the reproducers
         of the failing checks, the environment, conformance.json and
         junit.xml; --redact drops host names and GPU UUIDs
+  tune [-envs N] [-time D] [-mutant-budget D] [-o FILE] [-suite-binary BIN]
+        search random litmus testing environments on this machine (the
+        ordering suite's mutants between CTAs of one GPU, each environment
+        scored by their weak outcomes per second), printing each as it goes,
+        and write the best to FILE (default litmus-env.json) for
+        P2PCONF_LITMUS_ENV
   version
         print the version
 
@@ -147,6 +153,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		"repro":   cmdRepro,
 		"ticket":  cmdTicket,
 		"version": cmdVersion,
+		"tune":    cmdTune,
 	}
 	name := args[0]
 	if name == "-h" || name == "--help" || name == "help" {

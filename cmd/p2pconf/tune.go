@@ -36,7 +36,10 @@ const tuneFocus = `(MP once|WRC once|ISA2 once|MP) .*between CTAs`
 // environment file (harness/litmusenv) that runs use through
 // P2PCONF_LITMUS_ENV. The first candidate is the environment in force
 // (the variable's file, or the committed default), so the search never
-// ends worse than where it started.
+// ends worse than where it started. A candidate slower (instances per
+// second) than -min-speed times that first one is not eligible: the
+// forbidden tests run to an instance target, so a slow environment would
+// lengthen every run.
 func cmdTune(args []string, stdout, stderr io.Writer) error {
 	fs := flags("tune", stderr)
 	envs := fs.Int("envs", 12, "number of environments to try, the one in force first")
@@ -47,6 +50,7 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	focus := fs.String("focus", tuneFocus, "regular expression of the mutant specs to score (Ginkgo focus)")
 	bin := fs.String("suite-binary", "", "the ordering suite's test binary (default: the dist bundle's, or built from the checkout)")
 	gpu := fs.String("gpu", "0", "GPU to tune on (P2PCONF_GPUS form: an ordinal or UUID)")
+	minSpeed := fs.Float64("min-speed", 0.5, "least instance rate of a candidate, as a share of the environment in force's (the forbidden tests run to an instance target: a slower environment lengthens every run)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -57,6 +61,8 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 		return usageErr("-envs=%d: want 1 to 10000 environments", *envs)
 	case *budget <= 0 || *perMutant <= 0:
 		return usageErr("-time and -mutant-budget must be positive durations")
+	case *minSpeed < 0 || *minSpeed > 1:
+		return usageErr("-min-speed=%g: want a share from 0 to 1", *minSpeed)
 	case strings.ContainsAny(*gpu, ", "):
 		return usageErr("-gpu=%q: one GPU", *gpu)
 	}
@@ -82,6 +88,7 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	rng := rand.New(rand.NewPCG(*seed, 0x9E3779B97F4A7C15))
 	began := time.Now()
 	var best *candidate
+	floor := 0.0
 	for i := 0; i < *envs && time.Since(began) < *budget; i++ {
 		k := start.Env
 		if i > 0 {
@@ -91,15 +98,21 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if i == 0 {
+			floor = *minSpeed * c.speed
+		}
 		mark := ""
-		if best == nil || c.score > best.score {
+		switch {
+		case c.speed < floor:
+			mark = fmt.Sprintf("  (too slow: %.3g instances/s, below %.3g)", c.speed, floor)
+		case best == nil || c.score > best.score:
 			best, mark = c, "  (best so far)"
 		}
-		fmt.Fprintf(stdout, "[%d/%d %5.1fs] score %.4g%s\n        %s\n        %s\n", i+1, *envs, time.Since(began).Seconds(), c.score, mark, k, c.summary())
+		fmt.Fprintf(stdout, "[%d/%d %5.1fs] score %.4g, %.3g instances/s%s\n        %s\n        %s\n", i+1, *envs, time.Since(began).Seconds(), c.score, c.speed, mark, k, c.summary())
 	}
 	f := litmusenv.File{Device: gpuName(*gpu), Env: best.knobs, Scores: best.scores,
-		Made: fmt.Sprintf("p2pconf tune -envs %d -time %s -mutant-budget %s -seed %d on %s: best of %d environments tried, scored by the geometric mean of 1 + weak outcomes per second over the mutants",
-			*envs, *budget, *perMutant, *seed, time.Now().UTC().Format(time.RFC3339), t.tried)}
+		Made: fmt.Sprintf("p2pconf tune -envs %d -time %s -mutant-budget %s -min-speed %g -seed %d on %s: best of %d environments tried, scored by the geometric mean of 1 + weak outcomes per second over the mutants, among those at least %g times as fast as the environment in force",
+			*envs, *budget, *perMutant, *minSpeed, *seed, time.Now().UTC().Format(time.RFC3339), t.tried, *minSpeed)}
 	data, err := f.Marshal()
 	if err != nil {
 		return incomplete(err)
@@ -148,6 +161,7 @@ type candidate struct {
 	knobs  litmusenv.Knobs
 	scores []litmusenv.Score
 	score  float64
+	speed  float64 // mean instances per second of its mutants
 }
 
 // try runs the focused mutants under knobs and scores them.
@@ -200,6 +214,7 @@ func (t *tuner) try(i int, k litmusenv.Knobs) (*candidate, error) {
 	sum := 0.0
 	for _, s := range c.scores {
 		sum += math.Log1p(s.WeakPerSecond)
+		c.speed += s.InstancesPerSecond / float64(len(c.scores))
 	}
 	c.score = math.Expm1(sum / float64(len(c.scores)))
 	return c, nil
@@ -226,6 +241,8 @@ func mutantScore(sp report.SpecReport) (litmusenv.Score, bool) {
 			s.Instances = uint64(v)
 		case "weak_outcomes_per_second":
 			s.WeakPerSecond = v
+		case "instances_per_second":
+			s.InstancesPerSecond = v
 		}
 		if s.Test == "" && en.Detail != "" {
 			if name, _, ok := strings.Cut(en.Detail, " between CTAs"); ok {

@@ -18,6 +18,7 @@ func TestTuneRejectsBadInput(t *testing.T) {
 		{"tune", "-time", "-1s"},
 		{"tune", "-focus", "("},
 		{"tune", "-gpu", "0,1"},
+		{"tune", "-min-speed", "2"},
 		{"tune", "extra"},
 		{"tune", "-suite-binary", "/nonexistent/ordering.test"},
 	} {
@@ -44,9 +45,10 @@ func TestMutantScore(t *testing.T) {
 		entry("instances", 1e9, "MP once rlx.gpu between CTAs of GPU0: 65536 per iteration"),
 		entry("weak_outcomes", 2e7, "MP once rlx.gpu between CTAs of GPU0: allowed weak outcome r0=1 ∧ r1=0"),
 		entry("weak_outcomes_per_second", 6.8e7, "MP once rlx.gpu between CTAs of GPU0"),
+		entry("instances_per_second", 5.5e9, "MP once rlx.gpu between CTAs of GPU0: counted instances per second of launch time"),
 	}}
 	s, ok := mutantScore(sp)
-	if !ok || s.Test != "MP once rlx.gpu" || s.Placement != "between CTAs" || s.WeakOutcomes != 2e7 || s.Instances != 1e9 || s.WeakPerSecond != 6.8e7 {
+	if !ok || s.Test != "MP once rlx.gpu" || s.Placement != "between CTAs" || s.WeakOutcomes != 2e7 || s.Instances != 1e9 || s.WeakPerSecond != 6.8e7 || s.InstancesPerSecond != 5.5e9 {
 		t.Errorf("score %+v, ok %v", s, ok)
 	}
 	if _, ok := mutantScore(report.SpecReport{ReportEntries: sp.ReportEntries[:1]}); ok {

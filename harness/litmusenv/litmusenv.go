@@ -105,6 +105,9 @@ type Score struct {
 	WeakOutcomes  uint64  `json:"weak_outcomes"`
 	Instances     uint64  `json:"instances"`
 	WeakPerSecond float64 `json:"weak_outcomes_per_second"`
+	// InstancesPerSecond is the mutant's instance rate: the forbidden
+	// tests run to an instance target, so it sets their time.
+	InstancesPerSecond float64 `json:"instances_per_second"`
 }
 
 // File is an environment file.

@@ -78,6 +78,12 @@ commands:
         verdict.json (PASS, WARN, FAIL or UNKNOWN per GPU, pair and node, with
         actions and likely causes) beside the reports; preflight status PATH
         prints one line about a verdict (p2pconf preflight --help)
+  tune [-envs N] [-time D] [-mutant-budget D] [-o FILE] [-suite-binary BIN]
+        search random litmus testing environments on this machine (the
+        ordering suite's mutants between CTAs of one GPU, each environment
+        scored by their weak outcomes per second), printing each as it goes,
+        and write the best to FILE (default litmus-env.json) for
+        P2PCONF_LITMUS_ENV
   version
         print the version
 
@@ -154,6 +160,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		"repro":     cmdRepro,
 		"ticket":    cmdTicket,
 		"preflight": cmdPreflight,
+		"tune":      cmdTune,
 		"version":   cmdVersion,
 	}
 	name := args[0]

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/p2pconf/p2pconf/harness/litmusenv"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/schedule"
 	"github.com/p2pconf/p2pconf/harness/timemodel"
@@ -143,6 +144,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if f.help {
 		fmt.Fprint(stdout, runUsage)
 		return nil
+	}
+	// A bad litmus environment file is the caller's mistake: one line,
+	// exit 2, before any suite starts.
+	if _, err := litmusenv.FromEnv(os.Getenv); err != nil {
+		return inputErr(err)
 	}
 	model, err := loadModel(f.model, f.profile)
 	if err != nil {

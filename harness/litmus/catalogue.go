@@ -93,7 +93,8 @@ var (
 // runs after the mutants that give it power).
 func Catalogue() []*Test {
 	catalogueOnce.Do(func() {
-		for _, family := range [][]*Test{mpTests(), sbTests(), lbTests(), coherenceTests(), rmwTests(), wrcTests(), isa2Tests(), iriwTests()} {
+		for _, family := range [][]*Test{mpTests(), sbTests(), lbTests(), coherenceTests(), rmwTests(), wrcTests(), isa2Tests(), iriwTests(),
+			mpOnceTests(), wrcOnceTests(), isa2OnceTests()} {
 			var mutants, forbidden []*Test
 			for _, t := range family {
 				if t.Verdict == Allowed {

@@ -7,7 +7,9 @@
 //   - test.go, catalogue*.go: litmus tests as data: threads of PTX memory
 //     operations (semantics and scope from package kernels), locations, the
 //     outcome a test is about, and its verdict (forbidden, or allowed and run
-//     as a mutant that shows the forbidden sibling could have failed).
+//     as a mutant that shows the forbidden sibling could have failed);
+//     catalogue_single.go holds the single-shot forms of MP, WRC and ISA2,
+//     whose readers read their flag once instead of polling it.
 //   - model.go: the tests' sequentially consistent outcomes (enumerated), the
 //     value domains, the histogram encoding and the outcome classifier.
 //   - placement.go: where the threads run (between CTAs of one GPU, GPU and
@@ -33,9 +35,14 @@
 //
 // The kernel is persistent: each launch passes a start gate opened by the
 // host, then runs a number of iterations. In each iteration every testing
-// thread plays one role of one instance; the roles of an instance sit in
-// different CTAs (or GPUs, or the host), and which thread plays which
-// instance, and where each location lies, changes every iteration. After a
+// thread plays one role of one instance, or, between CTAs of one GPU when
+// the testing environment says so (Env.For, package litmusenv), every role
+// for a different instance each; the roles of an instance sit in different
+// CTAs (or GPUs, or the host), and which thread plays which instance, and
+// where each location lies, changes every iteration. Between CTAs the
+// environment also draws per iteration a CTA shuffle, a spin barrier
+// before the roles and pre-stress, and lays the locations out separately
+// or interleaved. After a
 // barrier the collector threads read the instance's registers and final
 // values, count the outcome in a shared-memory histogram and reset the
 // instance; two location sets alternate so that the reset needs no second

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/litmusenv"
 )
 
 // Env is the testing environment of a litmus run.
@@ -31,6 +32,61 @@ type Env struct {
 	// and what a forbidden test needs, besides no violation, for its run to
 	// count as a pass.
 	Evidence harness.LitmusSettings
+
+	// Between is the environment of the runs between CTAs of one GPU
+	// (package litmusenv: the P2PCONF_LITMUS_ENV file or the committed
+	// default), Source where it came from. For uses it.
+	Between litmusenv.Knobs
+	Source  string
+	// Set by For for a case between CTAs: every role in every thread,
+	// interleaved locations, the lt_env bits and the pre-stress iterations.
+	Every       bool
+	Interleaved bool
+	Bits        uint32
+	PreIters    int
+}
+
+// For is the environment of case c: between CTAs of one GPU the knobs of
+// Between (Instances, Block, Stride, Stress, StressLines from them, the
+// rest into Every, Interleaved, Bits and PreIters); elsewhere e itself.
+func (e Env) For(c Case) Env {
+	if c.Place.Kind != CTAs {
+		return e
+	}
+	k := e.Between
+	e.Instances, e.Block, e.Stride = k.Instances, k.Block, k.Stride
+	e.Stress = e.Stress || k.Stress
+	e.StressLines = k.StressLines
+	e.Every = k.Roles == litmusenv.RolesEvery && len(c.Test.Threads) > 1
+	e.Interleaved = k.Layout == litmusenv.LayoutInterleaved
+	e.PreIters = k.PreStressIterations
+	e.Bits = uint32(k.CTAShufflePct)<<envShiftShuffle | uint32(k.BarrierSpinPct)<<envShiftSpin | uint32(k.PreStressPct)<<envShiftPre
+	if e.Every {
+		e.Bits |= envEvery
+	}
+	if k.PermuteLanes {
+		e.Bits |= envPermuteLanes
+	}
+	if !k.PermuteLocations {
+		e.Bits |= envSameSlot
+	}
+	if k.PreStressPct == 0 || k.PreStressIterations == 0 {
+		e.PreIters = 0
+	}
+	return e
+}
+
+// Finding is the environment a case ran in, for its report entry.
+func (e Env) Finding(c Case) map[string]any {
+	if c.Place.Kind != CTAs {
+		return map[string]any{"source": "built in (the environment file acts between CTAs only)", "instances": e.Instances,
+			"block": e.Block, "stride_bytes": e.Stride, "roles": litmusenv.RolesSplit, "stress": e.Stress}
+	}
+	m := e.Between.Map()
+	m["source"] = e.Source
+	m["every_role_in_every_thread"] = e.Every
+	m["stress"] = e.Stress
+	return m
 }
 
 // Goal is when one case's run stops: once it has counted Want instances (a
@@ -91,11 +147,22 @@ func DefaultEnv(cfg harness.Config, s harness.LitmusSettings) Env {
 		Evidence:      s,
 	}
 	e.Stress = cfg.LitmusStress
+	e.Between, e.Source = cfg.LitmusEnv.Env, cfg.LitmusEnvSource
+	if cfg.LitmusEnv.Format == "" { // a Config not read from the environment
+		e.Between, e.Source = litmusenv.Default().Env, "committed default (harness/litmusenv/h200.json)"
+	}
 	if cfg.Backend == "fake" {
 		e.Instances, e.HostInstances, e.Block, e.Stride = 16, 16, 16, 16
 		e.FirstIters, e.LaunchTime, e.HostWorkers = 4, time.Millisecond, 1
 		e.Timeout, e.StressLines = 5*time.Second, 64
 		e.Stress = false
+		// The fake keeps the file's choices but not its sizes: 16
+		// instances in CTAs of 4 threads (so every role of a three-thread
+		// test finds its own CTA), a few pre-stress accesses, no stress.
+		e.Between.Instances, e.Between.Block = 16, 4
+		e.Between.Stride = min(e.Between.Stride, 16)
+		e.Between.PreStressIterations = min(e.Between.PreStressIterations, 4)
+		e.Between.Stress, e.Between.StressLines = false, min(e.Between.StressLines, 8)
 	}
 	return e
 }

@@ -74,7 +74,7 @@ func (h *hostParty) role(r int, i, set uint32, p perm) {
 		}
 		w := h.mem.word(locAddr(h.a.locs[op.Loc], p, op.Loc, set, i, h.a.n, h.a.stride))
 		v := hostOp(op, w, regs)
-		for round := 1; op.Poll && v != op.Until && round < pollCap; round++ {
+		for round := 1; op.Poll && !op.Once && v != op.Until && round < pollCap; round++ {
 			runtime.Gosched()
 			v = hostOp(op, w, regs)
 		}

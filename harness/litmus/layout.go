@@ -17,8 +17,17 @@ import "github.com/p2pconf/p2pconf/kernels"
 //     each party p a record at ctlStride·(1+p): epoch (iterations the party
 //     completed, the barrier), status (0, or why it stopped) and the
 //     iteration it stopped in.
-//   - barrier block, in each GPU's own memory: the arrival counter at +0 and
-//     the generation (last iteration released, or genAbort) at +barGen.
+//   - barrier block, in each GPU's own memory: the arrival counter at +0,
+//     the spin-barrier counter at +barSpin and the generation (last
+//     iteration released, or genAbort) at +barGen.
+//   - stress line l: stress + l·stressLine.
+//
+// With every role in every thread (envEvery, between CTAs only), testing
+// thread (CTA c, lane t) of C testing CTAs of B threads plays, for each role
+// r in order, role r of instance ((c' − r·d) mod C)·B + σ_r(t): c' is c or,
+// in shuffled iterations, (c·sa + sb) mod C; d is odd, so the roles of an
+// instance lie in r different CTAs; σ_r is the identity or, with
+// envPermuteLanes, (t·rm_r + rc_r) mod B.
 const (
 	ctlStride  = 128
 	ctlEpoch   = 0
@@ -26,6 +35,7 @@ const (
 	ctlIter    = 8
 	maxParties = 15
 	ctlBytes   = ctlStride * (maxParties + 1)
+	barSpin    = 64
 	barGen     = 128
 	barBytes   = 256
 	genAbort   = 0xFFFFFFFF
@@ -37,6 +47,20 @@ const (
 	stressRounds = 32
 	// maxIters bounds one launch (per-CTA shared counters stay below 2^32).
 	maxIters = 1 << 20
+	// stressLine is the bytes between two stress lines.
+	stressLine = 128
+	// spinPolls bounds the spin barrier before the roles (as cuda-litmus).
+	spinPolls = 1024
+)
+
+// Bits and fields of the lt_env kernel parameter.
+const (
+	envEvery        = 1 << 0 // every thread plays every role (RolesEvery)
+	envPermuteLanes = 1 << 1 // each role its own lane permutation
+	envSameSlot     = 1 << 2 // all locations of an instance share one slot number
+	envShiftShuffle = 8      // bits 8..15: CTA shuffle percentage
+	envShiftSpin    = 16     // bits 16..23: barrier spin percentage
+	envShiftPre     = 24     // bits 24..31: pre-stress percentage
 )
 
 // Status codes a party writes into its control record when it stops early.
@@ -81,7 +105,16 @@ const (
 	saltRoleAdd = 8
 	saltLocMul  = 16
 	saltLocAdd  = 32
+	saltShuffle = 40 // whether this iteration shuffles the CTAs
+	saltShufMul = 41
+	saltShufAdd = 42
+	saltStripe  = 43 // d, the CTA distance between consecutive roles
+	saltSpin    = 44 // whether this iteration spins before the roles
+	saltPre     = 45 // whether this iteration pre-stresses
 )
+
+// chance reports whether iteration k draws salt's event at pct percent.
+func chance(seed, k, salt, pct uint32) bool { return mix(seed, k, salt)%100 < pct }
 
 // perm is one iteration's permutation parameters.
 type perm struct {
@@ -101,6 +134,43 @@ func newPerm(seed, k, n uint32) perm {
 		p.locAdd[l] = mix(seed, k, saltLocAdd+uint32(l)) & mask
 	}
 	return p
+}
+
+// sameSlot makes every location use location 0's slot permutation.
+func (p perm) sameSlot() perm {
+	for l := 1; l < maxLocs; l++ {
+		p.locMul[l], p.locAdd[l] = p.locMul[0], p.locAdd[0]
+	}
+	return p
+}
+
+// every is one iteration's placement of instances with every role in every
+// thread (see the layout comment above).
+type every struct {
+	ctas, block      uint32 // testing CTAs and threads per CTA, powers of two
+	shuffle, permute bool
+	sa, sb, d        uint32
+}
+
+func newEvery(seed, k, ctas, block, env uint32) every {
+	cm := ctas - 1
+	return every{ctas: ctas, block: block,
+		shuffle: chance(seed, k, saltShuffle, env>>envShiftShuffle&0xFF), permute: env&envPermuteLanes != 0,
+		sa: (mix(seed, k, saltShufMul) | 1) & cm, sb: mix(seed, k, saltShufAdd) & cm, d: (mix(seed, k, saltStripe) | 1) & cm}
+}
+
+// instance is the instance whose role r thread (cta, lane) plays.
+func (e every) instance(p perm, r int, cta, lane uint32) uint32 {
+	cm, bm := e.ctas-1, e.block-1
+	c := cta
+	if e.shuffle {
+		c = (cta*e.sa + e.sb) & cm
+	}
+	t := lane
+	if e.permute {
+		t = (lane*p.roleMul[r] + p.roleAdd[r]) & bm
+	}
+	return ((c-uint32(r)*e.d)&cm)*e.block + t
 }
 
 // instance is the instance that slot s of role r plays.
@@ -138,6 +208,8 @@ var fixedParams = []kernels.Param{
 	kernels.P("lt_stress_lines", kernels.U32),
 	kernels.P("lt_stride", kernels.U32),
 	kernels.P("lt_timeout_ns", kernels.U64),
+	kernels.P("lt_env", kernels.U32),
+	kernels.P("lt_pre_iters", kernels.U32),
 }
 
 // launchArgs are one GPU party's kernel arguments, in parameter order.
@@ -148,6 +220,7 @@ type launchArgs struct {
 	roles, nroles, collect, testCTAs uint32
 	stressLines, stride              uint32
 	timeoutNS                        uint64
+	env, preIters                    uint32 // lt_env bits and fields, pre-stress iterations
 }
 
 func (a launchArgs) list() []uint64 {
@@ -155,7 +228,7 @@ func (a launchArgs) list() []uint64 {
 	return append(out, a.regs, a.hist, a.ctl, a.bar, a.stress,
 		uint64(a.n), uint64(a.iters), uint64(a.seed), uint64(a.party), uint64(a.parties),
 		uint64(a.roles), uint64(a.nroles), uint64(a.collect), uint64(a.testCTAs),
-		uint64(a.stressLines), uint64(a.stride), a.timeoutNS)
+		uint64(a.stressLines), uint64(a.stride), a.timeoutNS, uint64(a.env), uint64(a.preIters))
 }
 
 func parseArgs(locs int, args []uint64) launchArgs {
@@ -165,6 +238,7 @@ func parseArgs(locs int, args []uint64) launchArgs {
 	a.n, a.iters, a.seed, a.party, a.parties = uint32(r[5]), uint32(r[6]), uint32(r[7]), uint32(r[8]), uint32(r[9])
 	a.roles, a.nroles, a.collect, a.testCTAs = uint32(r[10]), uint32(r[11]), uint32(r[12]), uint32(r[13])
 	a.stressLines, a.stride, a.timeoutNS = uint32(r[14]), uint32(r[15]), r[16]
+	a.env, a.preIters = uint32(r[17]), uint32(r[18])
 	return a
 }
 

@@ -56,7 +56,8 @@ func Report(r *Result, env Env) {
 	harness.Metric("skipped_instances", float64(r.Skipped()), "instances", fmt.Sprintf("%s: launched but not counted because a wait timed out", where))
 	harness.Finding("outcome_histogram", r.Histogram(), where)
 	harness.Finding("litmus_environment", map[string]any{"instances_per_iteration": r.N, "launches": r.Launches,
-		"iterations": r.Iterations, "grids": r.Grids, "stopped_early": dedupe(r.Aborts)}, where)
+		"iterations": r.Iterations, "grids": r.Grids, "stopped_early": dedupe(r.Aborts),
+		"environment": env.For(c).Finding(c)}, where)
 	reportGoal(r, where)
 	if other := r.Count(OtherWeak); other > 0 && c.Verdict == Allowed {
 		harness.Finding("other_weak_outcomes", other, fmt.Sprintf("%s: outcomes that are neither sequentially consistent nor the mutant's target (a mutant does not judge them)", where))

@@ -107,11 +107,13 @@ func (g *ptxGen) header() {
 func (g *ptxGen) prologue() {
 	t, L, T := g.t, len(g.t.Locs), len(g.t.Threads)
 	g.ins(".reg .pred %%sp<4>;")
-	g.ins(".reg .pred %%q_test, %%q_multi, %%q_coll;")
+	g.ins(".reg .pred %%q_test, %%q_multi, %%q_coll, %%q_every, %%q_perm, %%q_same, %%q_shuf, %%q_spin, %%q_pre;")
 	g.ins(".reg .b32 %%s<12>;")
 	g.ins(".reg .b64 %%sd<8>;")
 	g.ins(".reg .b32 %%u_n, %%u_nmask, %%u_iters, %%u_seed, %%u_party, %%u_parties, %%u_roles, %%u_nroles;")
-	g.ins(".reg .b32 %%u_collect, %%u_test_ctas, %%u_stress_lines, %%u_stride;")
+	g.ins(".reg .b32 %%u_collect, %%u_test_ctas, %%u_stress_lines, %%u_stride, %%u_env, %%u_pre_iters;")
+	g.ins(".reg .b32 %%u_cmask, %%u_bmask, %%u_sa, %%u_sb, %%u_d, %%u_c, %%u_spins, %%u_pct;")
+	g.ins(".reg .b32 %%u_ir<%d>;", T)
 	g.ins(".reg .b32 %%u_tid, %%u_ntid, %%u_cta, %%u_nctas, %%u_gtid, %%u_nt, %%u_items;")
 	g.ins(".reg .b32 %%u_k, %%u_k1, %%u_set, %%u_setn, %%u_setrn, %%u_j, %%u_i, %%u_role;")
 	g.ins(".reg .b32 %%u_la<%d>;", L)
@@ -134,7 +136,7 @@ func (g *ptxGen) prologue() {
 		g.ins("ld.param.u64 %%d_%s, [lt_%s];", p, p)
 		g.ins("cvta.to.global.u64 %%d_%s, %%d_%s;", p, p)
 	}
-	for _, p := range []string{"n", "iters", "seed", "party", "parties", "roles", "nroles", "collect", "test_ctas", "stress_lines", "stride"} {
+	for _, p := range []string{"n", "iters", "seed", "party", "parties", "roles", "nroles", "collect", "test_ctas", "stress_lines", "stride", "env", "pre_iters"} {
 		g.ins("ld.param.u32 %%u_%s, [lt_%s];", p, p)
 	}
 	g.ins("ld.param.u64 %%d_timeout, [lt_timeout_ns];")
@@ -149,6 +151,16 @@ func (g *ptxGen) prologue() {
 	g.ins("setp.lt.u32 %%q_test, %%u_cta, %%u_test_ctas;")
 	g.ins("setp.gt.u32 %%q_multi, %%u_parties, 1;")
 	g.ins("setp.ne.u32 %%q_coll, %%u_collect, 0;")
+	g.ins("sub.u32 %%u_cmask, %%u_test_ctas, 1;")
+	g.ins("sub.u32 %%u_bmask, %%u_ntid, 1;")
+	g.ins("mov.u32 %%u_spins, 0;")
+	for _, f := range []struct {
+		pred string
+		bit  int
+	}{{"every", envEvery}, {"perm", envPermuteLanes}, {"same", envSameSlot}} {
+		g.ins("and.b32 %%s0, %%u_env, %d;", f.bit)
+		g.ins("setp.ne.u32 %%q_%s, %%s0, 0;", f.pred)
+	}
 	g.ins("add.u32 %%s0, %%u_party, 1;")
 	g.ins("mul.wide.u32 %%sd0, %%s0, %d;", ctlStride)
 	g.ins("add.u64 %%d_mine, %%d_ctl, %%sd0;")
@@ -234,13 +246,94 @@ func (g *ptxGen) iterationStart() {
 		g.ins("and.b32 %%u_la%d, %%s0, %%u_nmask;", l)
 		g.hash(saltLocAdd + uint32(l))
 		g.ins("and.b32 %%u_lb%d, %%s0, %%u_nmask;", l)
+		if l > 0 {
+			g.ins("@%%q_same mov.u32 %%u_la%d, %%u_la0;", l)
+			g.ins("@%%q_same mov.u32 %%u_lb%d, %%u_lb0;", l)
+		}
 	}
+	g.chance("shuf", saltShuffle, envShiftShuffle)
+	g.chance("spin", saltSpin, envShiftSpin)
+	g.chance("pre", saltPre, envShiftPre)
+	g.hash(saltShufMul)
+	g.ins("or.b32 %%s0, %%s0, 1;")
+	g.ins("and.b32 %%u_sa, %%s0, %%u_cmask;")
+	g.hash(saltShufAdd)
+	g.ins("and.b32 %%u_sb, %%s0, %%u_cmask;")
+	g.hash(saltStripe)
+	g.ins("or.b32 %%s0, %%s0, 1;")
+	g.ins("and.b32 %%u_d, %%s0, %%u_cmask;")
 	g.ins("@!%%q_test bra STRESS;")
+	g.preStress()
+	g.spin()
+}
+
+// chance sets %q_<pred> when mix(seed, k, salt) mod 100 is below the
+// percentage in lt_env's byte at shift.
+func (g *ptxGen) chance(pred string, salt uint32, shift int) {
+	g.hash(salt)
+	g.ins("rem.u32 %%s0, %%s0, 100;")
+	g.ins("shr.u32 %%u_pct, %%u_env, %d;", shift)
+	g.ins("and.b32 %%u_pct, %%u_pct, 255;")
+	g.ins("setp.lt.u32 %%q_%s, %%s0, %%u_pct;", pred)
+}
+
+// preStress: in drawn iterations each testing thread stores to and loads
+// from the stress lines lt_pre_iters times before its roles.
+func (g *ptxGen) preStress() {
+	g.ins("@!%%q_pre bra PRE_DONE;")
+	g.ins("setp.eq.u32 %%sp0, %%u_stress_lines, 0;")
+	g.ins("@%%sp0 bra PRE_DONE;")
+	g.ins("mov.u32 %%s0, 0;")
+	g.label("PRE_LOOP")
+	g.ins("setp.ge.u32 %%sp0, %%s0, %%u_pre_iters;")
+	g.ins("@%%sp0 bra PRE_DONE;")
+	g.stressAccess()
+	g.ins("add.u32 %%s0, %%s0, 1;")
+	g.ins("bra PRE_LOOP;")
+	g.label("PRE_DONE")
+}
+
+// stressAccess is access %s0 of a stress or pre-stress loop: a relaxed
+// store (even %s0) or load (odd) of line (gtid·K + s0·S + k) mod lines.
+func (g *ptxGen) stressAccess() {
+	g.ins("mul.lo.u32 %%s1, %%u_gtid, 0x%08X;", uint32(mixK))
+	g.ins("mul.lo.u32 %%s2, %%s0, 0x%08X;", uint32(mixSalt))
+	g.ins("add.u32 %%s1, %%s1, %%s2;")
+	g.ins("add.u32 %%s1, %%s1, %%u_k;")
+	g.ins("rem.u32 %%s1, %%s1, %%u_stress_lines;")
+	g.ins("mul.wide.u32 %%sd3, %%s1, %d;", stressLine)
+	g.ins("add.u64 %%sd3, %%d_stress, %%sd3;")
+	g.ins("and.b32 %%s2, %%s0, 1;")
+	g.ins("setp.eq.u32 %%sp0, %%s2, 0;")
+	g.ins("@%%sp0 st.relaxed.gpu.global.u32 [%%sd3], %%s0;")
+	g.ins("@!%%sp0 ld.relaxed.gpu.global.u32 %%s2, [%%sd3];")
+}
+
+// spin: in drawn iterations the testing threads meet just before their
+// roles: each adds one to the spin counter and polls it until every
+// testing thread of this iteration has arrived, at most spinPolls times.
+func (g *ptxGen) spin() {
+	g.ins("@!%%q_spin bra SPIN_DONE;")
+	g.ins("add.u32 %%u_spins, %%u_spins, 1;")
+	g.ins("mul.lo.u32 %%s1, %%u_spins, %%u_nt;")
+	g.ins("atom.relaxed.gpu.global.add.u32 %%s0, [%%d_bar+%d], 1;", barSpin)
+	g.ins("add.u32 %%s0, %%s0, 1;")
+	g.ins("mov.u32 %%s2, 0;")
+	g.label("SPIN_LOOP")
+	g.ins("setp.ge.u32 %%sp0, %%s0, %%s1;")
+	g.ins("@%%sp0 bra SPIN_DONE;")
+	g.ins("add.u32 %%s2, %%s2, 1;")
+	g.ins("setp.gt.u32 %%sp0, %%s2, %d;", spinPolls)
+	g.ins("@%%sp0 bra SPIN_DONE;")
+	g.ins("ld.relaxed.gpu.global.u32 %%s0, [%%d_bar+%d];", barSpin)
+	g.ins("bra SPIN_LOOP;")
+	g.label("SPIN_DONE")
 }
 
 // roles: testing thread j plays role roles[j/n] of instance
 // (s·rm + rc) mod n, s = j mod n.
 func (g *ptxGen) roles() {
+	g.ins("@%%q_every bra EVERY;")
 	g.ins("mov.u32 %%u_j, %%u_gtid;")
 	g.label("ITEM")
 	g.ins("setp.ge.u32 %%sp0, %%u_j, %%u_items;")
@@ -281,6 +374,48 @@ func (g *ptxGen) roles() {
 	g.label("ITEM_NEXT")
 	g.ins("add.u32 %%u_j, %%u_j, %%u_nt;")
 	g.ins("bra ITEM;")
+	g.everyRole()
+}
+
+// everyRole: the testing thread plays every role, one after another, each
+// for its own instance (layout.go, every.instance); the registers are
+// stored after the last role, so nothing but the test's own accesses lies
+// between the roles.
+func (g *ptxGen) everyRole() {
+	g.label("EVERY")
+	g.ins("mov.u32 %%u_c, %%u_cta;")
+	g.ins("@%%q_shuf mad.lo.u32 %%u_c, %%u_cta, %%u_sa, %%u_sb;")
+	g.ins("and.b32 %%u_c, %%u_c, %%u_cmask;")
+	for r, th := range g.t.Threads {
+		g.ins("mov.u32 %%s4, %%u_tid;")
+		g.ins("@%%q_perm mad.lo.u32 %%s4, %%u_tid, %%u_rm%d, %%u_rc%d;", r, r)
+		g.ins("and.b32 %%s4, %%s4, %%u_bmask;")
+		g.ins("mul.lo.u32 %%s5, %%u_d, %d;", r)
+		g.ins("sub.u32 %%s5, %%u_c, %%s5;")
+		g.ins("and.b32 %%s5, %%s5, %%u_cmask;")
+		g.ins("mad.lo.u32 %%u_i, %%s5, %%u_ntid, %%s4;")
+		g.ins("mov.u32 %%u_ir%d, %%u_i;", r)
+		used := map[int]bool{}
+		for _, op := range th {
+			if op.Kind != Fence && !used[op.Loc] {
+				used[op.Loc] = true
+				g.locAddr(op.Loc)
+			}
+		}
+		for oi, op := range th {
+			g.op(op, fmt.Sprintf("E%d_%d", r, oi))
+		}
+	}
+	for r, th := range g.t.Threads {
+		for _, op := range th {
+			if op.Reg != NoReg {
+				g.ins("mov.u32 %%u_i, %%u_ir%d;", r)
+				g.regAddr(op.Reg)
+				g.ins("st.global.u32 [%%sd3], %%u_r%d;", op.Reg)
+			}
+		}
+	}
+	g.ins("bra BARRIER;")
 }
 
 // locAddr sets %d_a<l> to location l of instance %u_i in this iteration's set.
@@ -309,7 +444,8 @@ func (g *ptxGen) op(op Op, id string) {
 	if op.Reg != NoReg {
 		dst = fmt.Sprintf("%%u_r%d", op.Reg)
 	}
-	if op.Poll {
+	loop := op.Poll && !op.Once
+	if loop {
 		g.ins("mov.u32 %%s7, 0;")
 		g.label("POLL" + id)
 	}
@@ -335,7 +471,7 @@ func (g *ptxGen) op(op Op, id string) {
 			g.ins("%s %s, [%%d_a%d], %%s8;", in, dst, op.Loc)
 		}
 	}
-	if op.Poll {
+	if loop {
 		g.ins("setp.eq.u32 %%sp1, %s, %d;", dst, op.Until)
 		g.ins("@%%sp1 bra POLLED%s;", id)
 		g.ins("add.u32 %%s7, %%s7, 1;")

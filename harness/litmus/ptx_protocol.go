@@ -18,26 +18,16 @@ func (g *ptxGen) fail() {
 	g.ins("st.shared.u32 [lt_flag], %%s3;")
 }
 
-// stress: CTAs beyond the testing ones store to and load from random lines
-// of a stress buffer (relaxed, so the compiler keeps them), then join the
-// barrier.
+// stress: CTAs beyond the testing ones store to and load from the lines of
+// a stress buffer (relaxed, so the compiler keeps them; few lines make them
+// hot), then join the barrier.
 func (g *ptxGen) stress() {
 	g.label("STRESS")
 	g.ins("setp.eq.u32 %%sp0, %%u_stress_lines, 0;")
 	g.ins("@%%sp0 bra BARRIER;")
 	g.ins("mov.u32 %%s0, 0;")
 	g.label("STRESS_LOOP")
-	g.ins("mul.lo.u32 %%s1, %%u_gtid, 0x%08X;", uint32(mixK))
-	g.ins("mul.lo.u32 %%s2, %%s0, 0x%08X;", uint32(mixSalt))
-	g.ins("add.u32 %%s1, %%s1, %%s2;")
-	g.ins("add.u32 %%s1, %%s1, %%u_k;")
-	g.ins("rem.u32 %%s1, %%s1, %%u_stress_lines;")
-	g.ins("mul.wide.u32 %%sd3, %%s1, %%u_stride;")
-	g.ins("add.u64 %%sd3, %%d_stress, %%sd3;")
-	g.ins("and.b32 %%s2, %%s0, 1;")
-	g.ins("setp.eq.u32 %%sp0, %%s2, 0;")
-	g.ins("@%%sp0 st.relaxed.gpu.global.u32 [%%sd3], %%s0;")
-	g.ins("@!%%sp0 ld.relaxed.gpu.global.u32 %%s2, [%%sd3];")
+	g.stressAccess()
 	g.ins("add.u32 %%s0, %%s0, 1;")
 	g.ins("setp.lt.u32 %%sp0, %%s0, %d;", stressRounds)
 	g.ins("@%%sp0 bra STRESS_LOOP;")

@@ -39,7 +39,14 @@ func (e ptxEval) run(t *testing.T, text string, watch func(line string)) {
 	t.Helper()
 	for _, line := range strings.Split(text, "\n") {
 		f := strings.Fields(strings.TrimSuffix(strings.TrimSpace(line), ";"))
-		if len(f) < 2 || strings.HasPrefix(f[0], "@") {
+		if len(f) > 0 && strings.HasPrefix(f[0], "@") {
+			// a predicated line runs when the test set its predicate
+			if e[f[0]] != 1 {
+				continue
+			}
+			f = f[1:]
+		}
+		if len(f) < 2 {
 			continue
 		}
 		ops := strings.Split(strings.Join(f[1:], " "), ",")
@@ -143,6 +150,51 @@ func TestPTXLayoutMatchesGo(t *testing.T) {
 			e.run(t, coll, nil)
 			if want := 4 * uint64(m.Encode(vals)); e["%s0"] != want {
 				t.Errorf("%s: PTX counts outcome %v in byte %d of the histogram, Go in %d", tt.Name(), vals, e["%s0"], want)
+			}
+		}
+	}
+}
+
+// With every role in every thread, the PTX and every.instance agree on the
+// instance each role of a thread plays, with and without CTA shuffle and
+// lane permutation, and on where its locations lie.
+func TestPTXEveryRoleMatchesGo(t *testing.T) {
+	const ctas, block, stride = 8, 16, 12
+	const n = ctas * block
+	for _, tt := range Catalogue() {
+		if len(tt.Threads) < 2 {
+			continue
+		}
+		ptx := tt.Kernel().PTX
+		for _, k := range []uint32{0, 3} {
+			for _, bits := range []uint32{envEvery, envEvery | envPermuteLanes | 100<<envShiftShuffle} {
+				seed := uint32(0xBEEF) + k
+				p := newPerm(seed, k, n)
+				ev := newEvery(seed, k, ctas, block, bits)
+				e := ptxEval{"%u_k": uint64(k), "%u_seed": uint64(seed), "%u_n": n, "%u_nmask": n - 1, "%u_stride": stride,
+					"%u_cmask": ctas - 1, "%u_bmask": block - 1, "%u_ntid": block, "%u_cta": 5, "%u_tid": 11}
+				if ev.shuffle {
+					e["@%q_shuf"] = 1
+				}
+				if ev.permute {
+					e["@%q_perm"] = 1
+				}
+				for l := range tt.Locs {
+					e[fmt.Sprintf("%%d_loc%d", l)] = uint64(l+1) << 32
+				}
+				e.run(t, section(ptx, "ITER:", "\t@!%q_test bra STRESS;"), nil)
+				got := map[int]uint64{}
+				e.run(t, section(ptx, "EVERY:", "\tbra BARRIER;"), func(line string) {
+					var r int
+					if _, err := fmt.Sscanf(strings.TrimSpace(line), "mov.u32 %%u_ir%d, %%u_i;", &r); err == nil {
+						got[r] = e["%u_i"]
+					}
+				})
+				for r := range tt.Threads {
+					if want := ev.instance(p, r, 5, 11); got[r] != uint64(want) {
+						t.Fatalf("%s k=%d env %#x: role %d of thread (5, 11) plays instance %d in PTX, %d in Go", tt.Name(), k, bits, r, got[r], want)
+					}
+				}
 			}
 		}
 	}

@@ -59,6 +59,7 @@ type runner struct {
 // machine does not meet skip the spec; harness and driver errors fail it.
 func Run(ctx context.Context, h *harness.Harness, c Case, env Env) *Result {
 	ginkgo.GinkgoHelper()
+	env = env.For(c)
 	goal := env.Goal(c)
 	r := &runner{ctx: ctx, h: h, c: c, env: env, t: c.Test, k: c.Test.Kernel(), res: &Result{Case: c, Goal: goal}}
 	r.require()
@@ -118,7 +119,15 @@ func (r *runner) maxIters() int {
 	for _, gp := range r.gpus {
 		most = max(most, gp.ctas)
 	}
-	return min(maxIters, (1<<31)/most)
+	most = min(maxIters, (1<<31)/most)
+	if r.env.Bits>>envShiftSpin&0xFF != 0 {
+		// the spin counter (iterations that spin × testing threads)
+		// stays below 2^32
+		for _, gp := range r.gpus {
+			most = min(most, (1<<32-1)/(gp.testCTAs*r.env.Block)-1)
+		}
+	}
+	return max(most, 1)
 }
 
 // require skips what the machine cannot run: the pair's peer access both
@@ -195,6 +204,9 @@ func (r *runner) plan() {
 		sms := r.h.Attribute(g, backend.AttrMultiprocessorCount)
 		gp.ctas = per * sms
 		fit := gp.ctas * r.env.Block / max(len(gp.roles), 1)
+		if r.env.Every {
+			fit = gp.ctas * r.env.Block
+		}
 		if fit < r.env.Block {
 			ginkgo.Fail(fmt.Sprintf("%s on %s: %d CTAs of %d threads are resident at once (%d per SM × %d SMs), too few for %d roles",
 				r.t.Name(), g, gp.ctas, r.env.Block, per, sms, len(gp.roles)))
@@ -205,9 +217,16 @@ func (r *runner) plan() {
 	if n < uint32(r.env.Block) {
 		ginkgo.Fail(fmt.Sprintf("%s: %d instances per iteration, fewer than the %d threads of a CTA", r.t.Name(), n, r.env.Block))
 	}
+	if r.env.Every && int(n) < len(r.t.Threads)*r.env.Block {
+		ginkgo.Fail(fmt.Sprintf("%s: %d instances per iteration in CTAs of %d threads: fewer CTAs than the %d roles, which must sit in different CTAs",
+			r.t.Name(), n, r.env.Block, len(r.t.Threads)))
+	}
 	r.n = n
 	for _, gp := range r.gpus {
 		gp.testCTAs = len(gp.roles) * int(n) / r.env.Block
+		if r.env.Every {
+			gp.testCTAs = int(n) / r.env.Block
+		}
 		if !r.env.Stress {
 			gp.ctas = gp.testCTAs
 		}
@@ -226,9 +245,19 @@ func (r *runner) plan() {
 func (r *runner) allocate() {
 	ginkgo.GinkgoHelper()
 	pl, h, a := r.c.Place, r.h, r.c.A
-	words := 2 * int(r.n) * r.env.Stride / 4
+	words := 2 * int(r.n) * r.slotStride() / 4
 	gpus := r.c.GPUs()
+	if r.env.Interleaved {
+		// one buffer; location l of slot s at s·L·stride + l·stride
+		base := r.buffer(pl.Homes[0], a, words)
+		for l := range pl.Homes {
+			r.locs = append(r.locs, base+uint64(l*r.env.Stride))
+		}
+	}
 	for _, u := range pl.Homes {
+		if r.env.Interleaved {
+			break
+		}
 		g := a
 		if u >= 0 {
 			g = gpus[u]
@@ -247,10 +276,19 @@ func (r *runner) allocate() {
 	for _, gp := range r.gpus {
 		gp.stream = h.Stream(gp.gpu)
 		gp.bar = h.Alloc(gp.gpu, barBytes)
-		if r.env.Stress {
-			gp.stress = h.Alloc(gp.gpu, uint64(r.env.StressLines*r.env.Stride))
+		if r.env.Stress || r.env.PreIters > 0 {
+			gp.stress = h.Alloc(gp.gpu, uint64(r.env.StressLines*stressLine))
 		}
 	}
+}
+
+// slotStride is the bytes between two slots of a location: the stride, or
+// with interleaved locations the stride times the locations.
+func (r *runner) slotStride() int {
+	if r.env.Interleaved {
+		return len(r.t.Locs) * r.env.Stride
+	}
+	return r.env.Stride
 }
 
 // buffer allocates a zeroed buffer of words on a GPU or in pinned host
@@ -322,14 +360,14 @@ func (r *runner) launch(iters, seed uint32) time.Duration {
 func (r *runner) args(roles []int, party, parties, iters, seed uint32, gp *gpuParty) launchArgs {
 	a := launchArgs{locs: r.locs, regs: r.regs, hist: uint64(r.hist), ctl: uint64(r.ctl.Ptr),
 		n: r.n, iters: iters, seed: seed, party: party, parties: parties,
-		roles: packRoles(roles), nroles: uint32(len(roles)), stride: uint32(r.env.Stride),
-		timeoutNS: uint64(r.env.Timeout)}
+		roles: packRoles(roles), nroles: uint32(len(roles)), stride: uint32(r.slotStride()),
+		timeoutNS: uint64(r.env.Timeout), env: r.env.Bits, preIters: uint32(r.env.PreIters)}
 	if gp != nil {
 		a.bar, a.stress, a.testCTAs = uint64(gp.bar), uint64(gp.stress), uint32(gp.testCTAs)
 		if gp.party == 0 {
 			a.collect = 1
 		}
-		if r.env.Stress {
+		if r.env.Stress || r.env.PreIters > 0 {
 			a.stressLines = uint32(r.env.StressLines)
 		}
 	}

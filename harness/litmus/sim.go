@@ -71,15 +71,25 @@ func (s *simRun) iterations(th kernels.Thread, gtid uint32, hist map[int]uint64)
 		return err
 	}
 	test := gtid < s.nt
+	spins := uint32(0)
 	for k := uint32(0); k < s.a.iters; k++ {
 		p := newPerm(s.a.seed, k, s.a.n)
+		if s.a.env&envSameSlot != 0 {
+			p = p.sameSlot()
+		}
 		set := k & 1
 		if test {
-			for j := gtid; j < s.a.nroles*s.a.n; j += s.nt {
-				r := s.a.role(j / s.a.n)
-				if err := s.role(th, r, p.instance(r, j%s.a.n, s.a.n), set, p); err != nil {
+			if err := s.preStress(th, gtid, k); err != nil {
+				return err
+			}
+			if chance(s.a.seed, k, saltSpin, s.a.env>>envShiftSpin&0xFF) {
+				spins++
+				if err := s.spin(th, spins); err != nil {
 					return err
 				}
+			}
+			if err := s.play(th, gtid, k, set, p); err != nil {
+				return err
 			}
 		} else if err := s.stress(th, gtid, k); err != nil {
 			return err
@@ -96,6 +106,79 @@ func (s *simRun) iterations(th kernels.Thread, gtid uint32, hist map[int]uint64)
 				hist[bin]++
 			}
 		}
+	}
+	return nil
+}
+
+// play runs this testing thread's roles of iteration k: one role per item
+// (split), or every role for its own instance (envEvery), the registers
+// stored after the last role as in the PTX.
+func (s *simRun) play(th kernels.Thread, gtid, k, set uint32, p perm) error {
+	if s.a.env&envEvery == 0 {
+		for j := gtid; j < s.a.nroles*s.a.n; j += s.nt {
+			r := s.a.role(j / s.a.n)
+			i := p.instance(r, j%s.a.n, s.a.n)
+			regs, err := s.role(th, r, i, set, p)
+			if err == nil {
+				err = s.storeRegs(th, regs, i, set)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	_, block := s.g.Shape()
+	b := uint32(block.Count())
+	e := newEvery(s.a.seed, k, s.a.testCTAs, b, s.a.env)
+	inst := make([]uint32, len(s.t.Threads))
+	all := make([]map[int]uint32, len(s.t.Threads))
+	for r := range s.t.Threads {
+		inst[r] = e.instance(p, r, gtid/b, gtid%b)
+		regs, err := s.role(th, r, inst[r], set, p)
+		if err != nil {
+			return err
+		}
+		all[r] = regs
+	}
+	for r, regs := range all {
+		if err := s.storeRegs(th, regs, inst[r], set); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// preStress is the PTX's pre-stress: in drawn iterations, lt_pre_iters
+// stress accesses before the roles.
+func (s *simRun) preStress(th kernels.Thread, gtid, k uint32) error {
+	if s.a.stressLines == 0 || !chance(s.a.seed, k, saltPre, s.a.env>>envShiftPre&0xFF) {
+		return nil
+	}
+	for r := uint32(0); r < s.a.preIters; r++ {
+		if err := s.stressAccess(th, gtid, r, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spin is the PTX's spin barrier before the roles: arrive, then poll until
+// every testing thread has (the spins-th time in this launch), at most
+// spinPolls polls.
+func (s *simRun) spin(th kernels.Thread, spins uint32) error {
+	old, err := th.Atomic(kernels.OpAdd, s.a.bar+barSpin, kernels.TU32, 1, 0, kernels.Relaxed, kernels.GPU)
+	if err != nil {
+		return err
+	}
+	v, limit := uint32(old)+1, spins*s.nt
+	for polls := 0; v < limit && polls < spinPolls; polls++ {
+		s.g.Pause()
+		w, err := th.Load(s.a.bar+barSpin, kernels.TU32, kernels.Relaxed, kernels.GPU)
+		if err != nil {
+			return err
+		}
+		v = uint32(w)
 	}
 	return nil
 }
@@ -118,21 +201,27 @@ func (s *simRun) gate(th kernels.Thread) error {
 	}
 }
 
-// role runs thread r of instance i. Each operation is followed by a pause,
-// so the fake interleaves the threads finely (a GPU's latencies do that).
-func (s *simRun) role(th kernels.Thread, r int, i, set uint32, p perm) error {
+// role runs thread r of instance i and returns its registers. Each
+// operation is followed by a pause, so the fake interleaves the threads
+// finely (a GPU's latencies do that).
+func (s *simRun) role(th kernels.Thread, r int, i, set uint32, p perm) (map[int]uint32, error) {
 	regs := map[int]uint32{}
 	for _, op := range s.t.Threads[r] {
 		addr := locAddr(s.a.locs[max(op.Loc, 0)], p, max(op.Loc, 0), set, i, s.a.n, s.a.stride)
 		v, err := s.op(th, op, addr, regs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if op.Reg != NoReg {
 			regs[op.Reg] = v
 		}
 		s.g.Pause()
 	}
+	return regs, nil
+}
+
+// storeRegs stores instance i's registers of one role.
+func (s *simRun) storeRegs(th kernels.Thread, regs map[int]uint32, i, set uint32) error {
 	for reg, v := range regs {
 		a := regAddr(s.a.regs, max(s.t.Regs(), 1), reg, set, i, s.a.n)
 		if err := th.Store(a, kernels.TU32, uint64(v), kernels.Weak, kernels.Sys); err != nil {
@@ -168,7 +257,7 @@ func (s *simRun) op(th kernels.Thread, op Op, addr uint64, regs map[int]uint32) 
 			}
 			v, err = th.Atomic(op.Atom, addr, kernels.TU32, b, c, op.Sem, op.Scope)
 		}
-		if err != nil || !op.Poll || uint32(v) == op.Until || round+1 >= pollCap {
+		if err != nil || !op.Poll || op.Once || uint32(v) == op.Until || round+1 >= pollCap {
 			return uint32(v), err
 		}
 		s.g.Pause()
@@ -180,19 +269,23 @@ func (s *simRun) stress(th kernels.Thread, gtid, k uint32) error {
 		return nil
 	}
 	for r := uint32(0); r < stressRounds; r++ {
-		line := (gtid*mixK + r*mixSalt + k) % s.a.stressLines
-		addr := s.a.stress + uint64(line)*uint64(s.a.stride)
-		var err error
-		if r&1 == 0 {
-			err = th.Store(addr, kernels.TU32, uint64(r), kernels.Relaxed, kernels.GPU)
-		} else {
-			_, err = th.Load(addr, kernels.TU32, kernels.Relaxed, kernels.GPU)
-		}
-		if err != nil {
+		if err := s.stressAccess(th, gtid, r, k); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// stressAccess is the PTX's stressAccess: a relaxed store (even r) or load
+// of one stress line.
+func (s *simRun) stressAccess(th kernels.Thread, gtid, r, k uint32) error {
+	line := (gtid*mixK + r*mixSalt + k) % s.a.stressLines
+	addr := s.a.stress + uint64(line)*stressLine
+	if r&1 == 0 {
+		return th.Store(addr, kernels.TU32, uint64(r), kernels.Relaxed, kernels.GPU)
+	}
+	_, err := th.Load(addr, kernels.TU32, kernels.Relaxed, kernels.GPU)
+	return err
 }
 
 // barrier is the kernel's barrier with each thread arriving for itself.

@@ -156,6 +156,7 @@ type simSetup struct {
 	timeout         time.Duration
 	skipParty       int    // a party index that never starts (-1: none)
 	stressCTAs      uint32 // extra CTAs of stress threads on each GPU
+	env, preIters   uint32 // lt_env and lt_pre_iters (between CTAs)
 }
 
 // runSim runs test tt in placement pl on the in-test memory and returns the
@@ -183,7 +184,7 @@ func runSim(t *testing.T, tt *Test, pl Placement, s simSetup) ([]uint64, []uint3
 	}
 	parties := uint32(len(units) + workers)
 	base := launchArgs{locs: locs, regs: regs, hist: hist, ctl: ctl, n: s.n, iters: s.iters, seed: 42,
-		parties: parties, stride: stride, timeoutNS: uint64(s.timeout)}
+		parties: parties, stride: stride, timeoutNS: uint64(s.timeout), env: s.env, preIters: s.preIters}
 	var wg sync.WaitGroup
 	errs := make([]error, len(units))
 	for p, u := range units {
@@ -194,11 +195,14 @@ func runSim(t *testing.T, tt *Test, pl Placement, s simSetup) ([]uint64, []uint3
 		la := base
 		la.roles, la.nroles, la.party, la.bar = packRoles(roles), uint32(len(roles)), uint32(p), a.alloc(barBytes)
 		la.testCTAs = uint32(len(roles)) * s.n / s.block
+		if s.env&envEvery != 0 {
+			la.testCTAs = s.n / s.block
+		}
 		if p == 0 {
 			la.collect = 1
 		}
-		if s.stressCTAs > 0 {
-			la.stressLines, la.stress = 64, a.alloc(64*stride)
+		if s.stressCTAs > 0 || s.preIters > 0 {
+			la.stressLines, la.stress = 8, a.alloc(8*stressLine)
 		}
 		g := &miniGrid{a: a, grid: kernels.D1(la.testCTAs + s.stressCTAs), block: kernels.D1(s.block), start: time.Now(), buffered: s.buffered}
 		wg.Add(1)
@@ -287,6 +291,62 @@ func TestSimWithStressThreads(t *testing.T) {
 		hist, st := runSim(t, tt, pl, setup)
 		if total, by := classCounts(tt, hist); total != uint64(setup.iters*setup.n) || by[Target] != 0 {
 			t.Errorf("%s with stress CTAs: %d instances (want %d), classes %v, statuses %v", pl.Describe(tt, "A", "B"), total, setup.iters*setup.n, by, st)
+		}
+	}
+}
+
+// Every role in every thread, with each knob of the environment on: every
+// instance is still counted once with a sequentially consistent outcome on
+// SC memory, and the fake's release-not-ordered defect still shows.
+func TestSimEveryRoleEnvironment(t *testing.T) {
+	all := uint32(envEvery|envPermuteLanes) | 50<<envShiftShuffle | 100<<envShiftSpin | 100<<envShiftPre
+	for _, env := range []uint32{envEvery, all, all | envSameSlot} {
+		for _, name := range []string{"MP rel.sys/acq.sys", "ISA2 rel.sys/acq.sys", "MP once rel.gpu/acq.gpu", "WRC once rel.gpu/acq.gpu", "ISA2 once rel.gpu/acq.gpu"} {
+			tt := findTest(t, name)
+			pl := tt.Placements(CTAs)[0]
+			setup := simSetup{iters: 6, n: 32, block: 4, timeout: 5 * time.Second, skipParty: -1, env: env, preIters: 3}
+			hist, st := runSim(t, tt, pl, setup)
+			total, by := classCounts(tt, hist)
+			if total != uint64(setup.iters*setup.n) || by[Target]+by[OtherWeak]+by[Impossible] != 0 {
+				t.Errorf("%s env %#x: %d instances counted (want %d), classes %v, statuses %v", name, env, total, setup.iters*setup.n, by, st)
+			}
+		}
+		tt := findTest(t, "MP rel.sys/acq.sys")
+		hist, _ := runSim(t, tt, tt.Placements(CTAs)[0], simSetup{iters: 20, n: 32, block: 4, buffered: true, timeout: 5 * time.Second, skipParty: -1, env: env})
+		if _, by := classCounts(tt, hist); by[Target] == 0 {
+			t.Errorf("env %#x: release stores that do not wait for earlier stores never showed r0=1 r1=0: %v", env, by)
+		}
+	}
+}
+
+// every.instance gives each role a bijection from threads to instances and
+// puts the roles of an instance in different CTAs.
+func TestEveryRolePlacement(t *testing.T) {
+	const ctas, block = 8, 16
+	for k := uint32(0); k < 20; k++ {
+		p := newPerm(7, k, ctas*block)
+		e := newEvery(7, k, ctas, block, envPermuteLanes|100<<envShiftShuffle)
+		ctaOf := map[uint32]map[uint32]bool{}
+		for r := 0; r < 3; r++ {
+			seen := map[uint32]bool{}
+			for c := uint32(0); c < ctas; c++ {
+				for l := uint32(0); l < block; l++ {
+					i := e.instance(p, r, c, l)
+					if i >= ctas*block || seen[i] {
+						t.Fatalf("iteration %d role %d: instance %d out of range or played twice", k, r, i)
+					}
+					seen[i] = true
+					if ctaOf[i] == nil {
+						ctaOf[i] = map[uint32]bool{}
+					}
+					ctaOf[i][c] = true
+				}
+			}
+		}
+		for i, cs := range ctaOf {
+			if len(cs) != 3 {
+				t.Fatalf("iteration %d: the 3 roles of instance %d sit in %d CTAs", k, i, len(cs))
+			}
 		}
 	}
 }

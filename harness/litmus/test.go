@@ -40,6 +40,10 @@ type Op struct {
 	// Until; the register keeps the last value read.
 	Poll  bool
 	Until uint32
+	// Once makes a Poll read only once (the single-shot forms): the
+	// register holds that one value, and the instance counts whether it was
+	// the awaited one (FlagSeen), as for a poll that gave up.
+	Once bool
 }
 
 // Verdict is what the PTX memory model says about a test's outcome.
@@ -191,6 +195,9 @@ func (op Op) validate(locs int, written map[int]bool) error {
 	}
 	if op.Poll && op.Kind != Load && op.Kind != RMW {
 		return fmt.Errorf("only loads and RMWs poll")
+	}
+	if op.Once && !op.Poll {
+		return fmt.Errorf("only a poll reads once")
 	}
 	switch op.Kind {
 	case Load:

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/p2pconf/p2pconf/harness/litmusenv"
 )
 
 // Environment variables that configure a run. They are environment variables
@@ -46,6 +48,11 @@ type Config struct {
 	MutantTrials int
 	// LitmusStress turns on memory stress from non-testing CTAs.
 	LitmusStress bool
+	// LitmusEnv is the litmus testing environment between CTAs of one GPU
+	// (P2PCONF_LITMUS_ENV, or the committed default); LitmusEnvSource says
+	// which.
+	LitmusEnv       litmusenv.File
+	LitmusEnvSource string
 }
 
 // ReadConfig parses the environment. Malformed values are errors naming the
@@ -108,6 +115,13 @@ func ReadConfig() (Config, error) {
 		default:
 			return c, fmt.Errorf("%s=%q: want 1 or 0", EnvLitmusStress, v)
 		}
+	}
+	if c.LitmusEnv, err = litmusenv.FromEnv(os.Getenv); err != nil {
+		return c, err
+	}
+	c.LitmusEnvSource = "committed default (harness/litmusenv/h200.json)"
+	if v := strings.TrimSpace(os.Getenv(litmusenv.EnvVar)); v != "" {
+		c.LitmusEnvSource = v
 	}
 	return c, nil
 }

@@ -28,6 +28,7 @@ func TestParsePairs(t *testing.T) {
 func TestReadConfigRejectsBadValues(t *testing.T) {
 	for k, v := range map[string]string{
 		EnvBackend: "opencl", EnvSpecTimeout: "soon", EnvLitmusBudget: "-1s", EnvMutantTrials: "many", EnvPairs: "1-1",
+		"P2PCONF_LITMUS_ENV": "/nonexistent/litmus-env.json",
 	} {
 		t.Run(k, func(t *testing.T) {
 			t.Setenv(k, v)
@@ -38,7 +39,7 @@ func TestReadConfigRejectsBadValues(t *testing.T) {
 	}
 	t.Setenv(EnvBackend, "fake")
 	c, err := ReadConfig()
-	if err != nil || c.FakePreset != EnvDefaultPreset || c.LibCUDA != "libcuda.so.1" {
+	if err != nil || c.FakePreset != EnvDefaultPreset || c.LibCUDA != "libcuda.so.1" || c.LitmusEnv.Env.Validate() != nil {
 		t.Errorf("defaults: %+v, %v", c, err)
 	}
 }

@@ -337,6 +337,7 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 	if (h == NULL) cannot_run("calloc of the histogram failed");
 	uint32_t iters = LT_FIRST_ITERS, parties = (uint32_t)ngpu + (c->nhost_roles > 0), stride = LT_STRIDE, stress_lines = 0;
 	uint64_t timeout_ns = LT_TIMEOUT_NS;
+	uint32_t env = 0, pre_iters = 0; /* lt_env, lt_pre_iters: one role per thread, no spin, no pre-stress */
 	int launches = 0, consecutive = 0, dirty = 0;
 	unsigned most = 1;
 	for (int u = 0; u < ngpu; u++)
@@ -357,10 +358,10 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 		uint32_t s = seed + launch * 0x9E3779B1u;
 		for (int u = 0; u < ngpu; u++) {
 			uint32_t party = (uint32_t)u, collect = u == 0, nroles = (uint32_t)c->nroles[u], roles = c->roles[u], tc = test_ctas[u];
-			void *params[4 + 17];
+			void *params[4 + 19];
 			int k = 0;
 			for (int l = 0; l < c->nlocs; l++) params[k++] = &loc[l];
-			void *rest[] = {&regs, &hist, &ctl, &bar[u], &stress, &n, &iters, &s, &party, &parties, &roles, &nroles, &collect, &tc, &stress_lines, &stride, &timeout_ns};
+			void *rest[] = {&regs, &hist, &ctl, &bar[u], &stress, &n, &iters, &s, &party, &parties, &roles, &nroles, &collect, &tc, &stress_lines, &stride, &timeout_ns, &env, &pre_iters};
 			for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++) params[k++] = rest[i];
 			use(dev[u]);
 			snprintf(what, sizeof what, "reset the litmus barrier on GPU%d", dev[u]);

@@ -24,11 +24,11 @@ const (
 type regionKind int
 
 const (
-	kindAlloc regionKind = iota // cuMemAlloc
-	kindIPC                     // cuIpcOpenMemHandle
-	kindVMM                     // cuMemMap
-	kindHost                    // cuMemHostAlloc
-	kindManaged                 // cuMemAllocManaged
+	kindAlloc   regionKind = iota // cuMemAlloc
+	kindIPC                       // cuIpcOpenMemHandle
+	kindVMM                       // cuMemMap
+	kindHost                      // cuMemHostAlloc
+	kindManaged                   // cuMemAllocManaged
 )
 
 // region is a mapped address range and the bytes behind it.

@@ -81,7 +81,7 @@ type managedState struct {
 	// location, each with the write count when it was made.
 	copies map[int32]rmCopy
 	writes atomic.Uint64 // stores by kernels
-	writer atomic.Int32  // location of the last kernel store, +1 (0: none)
+	writer atomic.Int32  // location of the last store, +2 (0: none; 1: the host)
 }
 
 type rmCopy struct {
@@ -211,10 +211,8 @@ func (b *Backend) prefetch(r *region, to backend.Location) {
 }
 
 // managedKernelStart runs before every kernel on dev: it counts the kernel
-// and drops dev's read-mostly copies that a store from elsewhere has
-// invalidated (the documented invalidation). Under managed-read-mostly-stale
-// the kernel reads such a copy instead. It returns the function to call
-// when the kernel ends.
+// and lets dev read every managed region (managedRead). It returns the
+// function to call when the kernel ends.
 func (b *Backend) managedKernelStart(dev int) func() {
 	if dev < len(b.mm.running) {
 		b.mm.running[dev].Add(1)
@@ -226,21 +224,44 @@ func (b *Backend) managedKernelStart(dev int) func() {
 	}
 	b.mm.mu.Unlock()
 	for _, r := range regions {
-		m := r.mgd
-		m.mu.Lock()
-		if c, ok := m.copies[int32(dev)]; ok && m.writes.Load() > c.writes && m.writer.Load() != int32(dev)+1 {
-			delete(m.copies, int32(dev))
-			if c.bytes != nil {
-				copy(r.mem, c.bytes)
-			}
-		}
-		m.mu.Unlock()
+		b.managedRead(r, int32(dev))
 	}
 	return func() {
 		if dev < len(b.mm.running) {
 			b.mm.running[dev].Add(-1)
 		}
 	}
+}
+
+// managedRead drops loc's read-mostly copy of r once a store from another
+// location has invalidated it (the documented invalidation). Under
+// managed-read-mostly-stale loc reads that copy instead.
+func (b *Backend) managedRead(r *region, loc int32) {
+	m := r.mgd
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.copies[loc]; ok && m.writes.Load() > c.writes && m.writer.Load() != loc+2 {
+		delete(m.copies, loc)
+		if c.bytes != nil {
+			copy(r.mem, c.bytes)
+		}
+	}
+}
+
+// noteWrite records a store into managed memory from loc.
+func (m *managedState) noteWrite(loc int32) {
+	m.writes.Add(1)
+	m.writer.Store(loc + 2)
+}
+
+// managedHostAccess is a copy to or from managed memory (cuMemcpy*,
+// cuMemsetD32): the host's access, for the read-mostly model.
+func (b *Backend) managedHostAccess(r *region, write bool) {
+	if write {
+		r.mgd.noteWrite(backend.RangeCPU)
+		return
+	}
+	b.managedRead(r, backend.RangeCPU)
 }
 
 // managedStore notes a kernel store by dev into managed memory and says
@@ -254,8 +275,7 @@ func (b *Backend) managedStore(r *region, dev int) bool {
 			}
 		}
 	}
-	r.mgd.writes.Add(1)
-	r.mgd.writer.Store(int32(dev) + 1)
+	r.mgd.noteWrite(int32(dev))
 	return false
 }
 

@@ -296,6 +296,9 @@ func (b *Backend) span(fn string, d int, addr, n uint64, write bool) (*region, [
 			return nil, nil, errf(fn, cuerr.InvalidValue, "GPU%d has %s on the VMM range at 0x%x", d, f, r.base)
 		}
 	}
+	if r.kind == kindManaged {
+		b.managedHostAccess(r, write)
+	}
 	off := addr - r.base
 	return r, r.mem[off : off+n], nil
 }

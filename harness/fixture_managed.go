@@ -102,6 +102,16 @@ func (w *GPUWork) Prefetch(ctx context.Context, p backend.DevicePtr, n uint64, t
 	return w.Wait(ctx, fmt.Sprintf("prefetch to %s", to))
 }
 
+// PrefetchAsync queues cuMemPrefetchAsync of [p, p+n) to to on s without
+// waiting (a timed sequence waits for its events), and fails the spec if
+// the driver refuses.
+func (h *Harness) PrefetchAsync(s backend.Stream, p backend.DevicePtr, n uint64, to Location) {
+	if err := h.b.PrefetchAsync(s, p, n, to); err != nil {
+		GinkgoHelper()
+		ExpectNoError(err, "cuMemPrefetchAsync of %d bytes at 0x%x to %s on a stream of GPU%d", n, uint64(p), to, int(s.Device()))
+	}
+}
+
 // Advise gives advice about [p, p+n) with g's context current
 // (cuMemAdvise) and fails the spec if the driver refuses.
 func (h *Harness) Advise(g GPU, p backend.DevicePtr, n uint64, advice MemAdvice, about Location) {

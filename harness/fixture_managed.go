@@ -18,9 +18,10 @@ import (
 // Location is where managed memory is prefetched to or advised about.
 type Location = backend.Location
 
-// MemAdvice and MemRangeAttr are the backend's enums.
 type (
-	MemAdvice    = backend.MemAdvice
+	// MemAdvice is backend.MemAdvice.
+	MemAdvice = backend.MemAdvice
+	// MemRangeAttr is backend.MemRangeAttr.
 	MemRangeAttr = backend.MemRangeAttr
 )
 

@@ -44,3 +44,23 @@ func TestPatternNeverZeroOrPoison(t *testing.T) {
 		}
 	}
 }
+
+func TestReduceWordVisitsEveryWordOnce(t *testing.T) {
+	for _, c := range []struct{ rows, cols uint }{{6, 0}, {3, 3}, {0, 4}} {
+		n := uint64(1) << (c.rows + c.cols)
+		seen := make([]bool, n)
+		for i := uint64(0); i < n; i++ {
+			w := ReduceWord(i, c.rows, c.cols)
+			if w >= n || seen[w] {
+				t.Fatalf("rows 2^%d, cols 2^%d: index %d reads word %d twice or out of range", c.rows, c.cols, i, w)
+			}
+			seen[w] = true
+		}
+		if c.cols == 0 && ReduceWord(5, c.rows, 0) != 5 {
+			t.Errorf("the contiguous walk reads word %d for index 5", ReduceWord(5, c.rows, 0))
+		}
+	}
+	if got := ReduceWord(1, 10, 3); got != 8 {
+		t.Errorf("strided: index 1 reads word %d, want 8 (the next row)", got)
+	}
+}

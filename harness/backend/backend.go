@@ -50,6 +50,7 @@ type Backend interface {
 	Launcher
 	IPC
 	VMM
+	Managed
 }
 
 // System describes the machine and the driver.

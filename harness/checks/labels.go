@@ -22,6 +22,9 @@ const (
 	LabelTriple  = "triple:"
 	LabelLink    = "link:"
 	LabelProcess = "process:"
+	// LabelVariant names one spec among several of a check on one target
+	// ("variant:prefetch").
+	LabelVariant = "variant:"
 
 	// ProcessMulti marks specs that run helper processes.
 	ProcessMulti = "process:multi"
@@ -29,7 +32,7 @@ const (
 	Slow = "slow"
 )
 
-var knownPrefixes = []string{LabelID, LabelSuite, LabelKind, LabelGPUs, LabelGPU, LabelPair, LabelTriple, LabelLink, LabelProcess}
+var knownPrefixes = []string{LabelID, LabelSuite, LabelKind, LabelGPUs, LabelGPU, LabelPair, LabelTriple, LabelLink, LabelProcess, LabelVariant}
 
 var knownPlain = map[string]bool{Slow: true}
 

@@ -62,6 +62,7 @@ var notReproducible = map[string]string{
 	"bandwidth.copy-engine":                      measureReason,
 	"bandwidth.sm-read-write":                    measureReason,
 	"bandwidth.latency":                          measureReason,
+	"bandwidth.copy-vs-direct":                   measureReason,
 }
 
 const (

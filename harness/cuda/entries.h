@@ -18,7 +18,11 @@
 // 2000 is the v1 form that still reports errors of pending work. Versions come
 // from the PFN_<name>_v<NNNNN> typedefs of cudaTypedefs.h
 // (docs/observations.md, driver and symbols). Change a version only together
-// with the trampoline that calls it.
+// with the trampoline that calls it. cuMemPrefetchAsync and cuMemAdvise at
+// 12020 are the _v2 forms that take a CUmemLocation (the names the CUDA 13.0
+// header maps them to); the 8000 forms take a CUdevice. A driver older than
+// an entry's pin would hand out its older form, so such entries are left
+// unresolved (the binding drops them after reading the driver version).
 #define P2PC_ENTRIES(X) \
 	X(cuInit, 2000) \
 	X(cuDriverGetVersion, 2020) \
@@ -93,6 +97,11 @@
 	X(cuMemGetAccess, 10020) \
 	X(cuMemExportToShareableHandle, 10020) \
 	X(cuMemImportFromShareableHandle, 10020) \
-	X(cuMemRetainAllocationHandle, 11000)
+	X(cuMemRetainAllocationHandle, 11000) \
+	X(cuMemAllocManaged, 6000) \
+	X(cuMemPrefetchAsync, 12020) \
+	X(cuMemAdvise, 12020) \
+	X(cuMemRangeGetAttribute, 8000) \
+	X(cuMemRangeGetAttributes, 8000)
 
 #endif

@@ -118,6 +118,11 @@ const (
 	cuMemExportToShareableHandle                entry = C.P2PC_cuMemExportToShareableHandle
 	cuMemImportFromShareableHandle              entry = C.P2PC_cuMemImportFromShareableHandle
 	cuMemRetainAllocationHandle                 entry = C.P2PC_cuMemRetainAllocationHandle
+	cuMemAllocManaged                           entry = C.P2PC_cuMemAllocManaged
+	cuMemPrefetchAsync                          entry = C.P2PC_cuMemPrefetchAsync
+	cuMemAdvise                                 entry = C.P2PC_cuMemAdvise
+	cuMemRangeGetAttribute                      entry = C.P2PC_cuMemRangeGetAttribute
+	cuMemRangeGetAttributes                     entry = C.P2PC_cuMemRangeGetAttributes
 
 	numEntries = C.P2PC_NUM_ENTRIES
 )
@@ -181,6 +186,19 @@ func (d *Driver) resolve(gpa C.uintptr_t) error {
 		}
 	}
 	return nil
+}
+
+// dropNewerThan leaves unresolved every entry pinned to a CUDA version newer
+// than the driver's: asked for an ABI it does not know, a driver answers with
+// the newest form it has, an older signature (cuMemPrefetchAsync at 12020 on
+// a 12.0 driver would be the CUdevice form). Calling such an entry then
+// reports a *SymbolError naming both versions instead of a corrupted call.
+func (d *Driver) dropNewerThan(driverVersion int) {
+	for e := range entry(numEntries) {
+		if e.version() > driverVersion {
+			d.fns[e] = 0
+		}
+	}
 }
 
 // proc returns e's function pointer, or why it cannot be called.

@@ -113,6 +113,9 @@ func (d *Driver) init(msg *[1024]C.char) error {
 	}
 	v, err := d.DriverVersion()
 	d.version = v
+	if err == nil {
+		d.dropNewerThan(v)
+	}
 	return err
 }
 

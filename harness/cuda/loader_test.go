@@ -85,6 +85,9 @@ var wantVersions = map[string]int{
 	"cuMemSetAccess": 10020, "cuMemGetAccess": 10020,
 	"cuMemExportToShareableHandle": 10020, "cuMemImportFromShareableHandle": 10020,
 	"cuMemRetainAllocationHandle": 11000,
+	// The CUmemLocation forms cuMemPrefetchAsync_v2 and cuMemAdvise_v2.
+	"cuMemAllocManaged": 6000, "cuMemPrefetchAsync": 12020, "cuMemAdvise": 12020,
+	"cuMemRangeGetAttribute": 8000, "cuMemRangeGetAttributes": 8000,
 }
 
 // TestEntryPointsArePinned reads what the stub was asked for: every entry

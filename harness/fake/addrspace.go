@@ -24,10 +24,11 @@ const (
 type regionKind int
 
 const (
-	kindAlloc regionKind = iota // cuMemAlloc
-	kindIPC                     // cuIpcOpenMemHandle
-	kindVMM                     // cuMemMap
-	kindHost                    // cuMemHostAlloc
+	kindAlloc   regionKind = iota // cuMemAlloc
+	kindIPC                       // cuIpcOpenMemHandle
+	kindVMM                       // cuMemMap
+	kindHost                      // cuMemHostAlloc
+	kindManaged                   // cuMemAllocManaged
 )
 
 // region is a mapped address range and the bytes behind it.
@@ -47,6 +48,8 @@ type region struct {
 	// born numbers cuMemAlloc regions in the order they were made
 	// (peer-enable-misses-earlier-allocs).
 	born uint64
+	// mgd is the Unified Memory state of a kindManaged region (managed.go).
+	mgd *managedState
 }
 
 func (r *region) contains(addr, n uint64) bool {

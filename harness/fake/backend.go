@@ -65,6 +65,8 @@ type Backend struct {
 	// peerRates caches the modelled rate of copies between two GPUs
 	// (timing.go), by [src][dst].
 	peerRates sync.Map
+	// mm is the Unified Memory model (managed.go).
+	mm managedMachine
 }
 
 type device struct {
@@ -201,12 +203,14 @@ func (b *Backend) DeviceAttribute(d backend.Device, a backend.DeviceAttr) (int, 
 			return 0, cuerr.New(fn, cuerr.InvalidValue, fmt.Sprintf("%s needs CUDA 13.0 (driver %d)", a, ps.driver))
 		}
 		return 0, nil
-	case backend.AttrPCIDeviceID, backend.AttrPCIDomainID, backend.AttrComputeMode, backend.AttrPageableMemoryAccess:
+	case backend.AttrManagedMemory, backend.AttrConcurrentManagedAccess, backend.AttrPageableMemoryAccess:
+		return b.managedAttribute(a), nil
+	case backend.AttrPCIDeviceID, backend.AttrPCIDomainID, backend.AttrComputeMode:
 		return 0, nil
 	case backend.AttrL2CacheSize:
 		return 50 << 20, nil // a Hopper-sized L2; only sizes the latency probe's table
-	case backend.AttrCanMapHostMemory, backend.AttrUnifiedAddressing, backend.AttrManagedMemory,
-		backend.AttrConcurrentManagedAccess, backend.AttrCooperativeLaunch, backend.AttrVirtualMemoryManagementSupported,
+	case backend.AttrCanMapHostMemory, backend.AttrUnifiedAddressing,
+		backend.AttrCooperativeLaunch, backend.AttrVirtualMemoryManagementSupported,
 		backend.AttrHandleTypePosixFDSupported, backend.AttrMemoryPoolsSupported, backend.AttrIPCEventSupported:
 		return 1, nil
 	}

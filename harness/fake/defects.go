@@ -69,6 +69,12 @@ const (
 	dXidDuringSpec
 	dNVLinkErrorsIncrement
 	dFabricNotStarted
+	dManagedPrefetchStale
+	dManagedAdviceMisreported
+	dManagedReadMostlyStale
+	dManagedConcurrentWritesLost
+	dManagedFreeLeaks
+	dManagedNotFlagged
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -202,6 +208,26 @@ var defectTable = []struct {
 	{dFabricNotStarted, DefectInfo{Name: "fabric-not-started", Suite: "health", Preset: "h200x2",
 		Description: "NVML reports every GPU's fabric registration IN_PROGRESS with status NOT_READY (as with a fabric manager that has not finished)",
 		Catchers:    []string{"health.fabric"}}},
+
+	// Unified Memory (managed.go).
+	{dManagedPrefetchStale, DefectInfo{Name: "managed-prefetch-stale", Suite: "managed", Preset: "h200x2",
+		Description: "cuMemPrefetchAsync of managed memory leaves its first page as it was at the previous prefetch (stale data at the destination); the call and the stream report success",
+		Catchers:    []string{"managed.handoff"}}},
+	{dManagedAdviceMisreported, DefectInfo{Name: "managed-advice-misreported", Suite: "managed", Preset: "h200x2",
+		Description: "cuMemAdvise(SET_PREFERRED_LOCATION) to a GPU succeeds, but the range's PREFERRED_LOCATION reads back as the host (CU_DEVICE_CPU)",
+		Catchers:    []string{"managed.advise-readback"}}},
+	{dManagedReadMostlyStale, DefectInfo{Name: "managed-read-mostly-stale", Suite: "managed", Preset: "h200x2",
+		Description: "a store into READ_MOSTLY managed memory does not invalidate the read-only copies that prefetches made: a kernel on the copy's GPU reads the data as it was at the prefetch",
+		Catchers:    []string{"managed.read-mostly-coherent"}}},
+	{dManagedConcurrentWritesLost, DefectInfo{Name: "managed-concurrent-writes-lost", Suite: "managed", Preset: "h200x2",
+		Description: "kernel stores into managed memory are dropped while a kernel of another GPU is running, although CONCURRENT_MANAGED_ACCESS is 1",
+		Catchers:    []string{"managed.concurrent-disjoint"}}},
+	{dManagedFreeLeaks, DefectInfo{Name: "managed-free-leaks", Suite: "managed", Preset: "h200x2",
+		Description: "cuMemFree of managed memory succeeds but the memory stays counted as used by cuMemGetInfo",
+		Catchers:    []string{"managed.free-returns-memory"}}},
+	{dManagedNotFlagged, DefectInfo{Name: "managed-not-flagged", Suite: "managed", Preset: "h200x2",
+		Description: "cuPointerGetAttribute(IS_MANAGED) reports 0 for memory from cuMemAllocManaged",
+		Catchers:    []string{"managed.attributes"}}},
 }
 
 // Defects lists every injectable defect.

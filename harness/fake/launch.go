@@ -78,6 +78,7 @@ func (b *Backend) Launch(s backend.Stream, k *kernels.Kernel, cfg backend.Launch
 func (b *Backend) runKernel(dev int, k *kernels.Kernel, cfg backend.LaunchConfig, args []uint64) (peerBytes uint64) {
 	b.enter()
 	defer b.exit()
+	defer b.managedKernelStart(dev)()
 	g := &grid{b: b, dev: dev, k: k, gdim: cfg.Grid, bdim: cfg.Block, start: time.Now()}
 	err := func() (err error) {
 		defer func() {
@@ -243,6 +244,10 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 		}
 		if f := backend.AccessFlags(r.access[d].Load()); f&need != need {
 			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: VMM mapping grants GPU%d %s", d, what, addr, d, f)
+		}
+	case kindManaged:
+		if write && g.b.managedStore(r, d) {
+			return r, modeDrop, nil
 		}
 	}
 	if r.phys >= 0 && r.phys != d && g.b.defects.has(dSlowPeerCopy) {

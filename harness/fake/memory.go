@@ -170,7 +170,8 @@ func (b *Backend) Free(d backend.Device, p backend.DevicePtr) error {
 	delete(b.allocs, uint64(p))
 	b.as.remove(r)
 	b.as.unreserve(r.base)
-	if !b.defects.has(dFreeLeaks) {
+	keep := r.kind == kindManaged && b.managedFreed(r)
+	if !b.defects.has(dFreeLeaks) && !keep {
 		b.unref(r.obj)
 	}
 	return nil
@@ -264,6 +265,8 @@ func (b *Backend) PointerAttribute(d backend.Device, attr backend.PointerAttr, p
 			return int64(r.phys), nil
 		}
 		return int64(r.ctx), nil
+	case backend.PointerIsManaged:
+		return int64(boolInt(r.kind == kindManaged && !b.defects.has(dManagedNotFlagged))), nil
 	case backend.PointerIsLegacyCudaIPCCapable:
 		return int64(boolInt(r.kind == kindAlloc)), nil
 	case backend.PointerRangeStartAddr:
@@ -292,6 +295,9 @@ func (b *Backend) span(fn string, d int, addr, n uint64, write bool) (*region, [
 		if f := backend.AccessFlags(r.access[d].Load()); f&need != need {
 			return nil, nil, errf(fn, cuerr.InvalidValue, "GPU%d has %s on the VMM range at 0x%x", d, f, r.base)
 		}
+	}
+	if r.kind == kindManaged {
+		b.managedHostAccess(r, write)
 	}
 	off := addr - r.base
 	return r, r.mem[off : off+n], nil

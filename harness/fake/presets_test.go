@@ -36,7 +36,7 @@ func TestOpenNamesAndErrors(t *testing.T) {
 			t.Errorf("defect %s: preset %q / description %q", d.Name, d.Preset, d.Description)
 		}
 		switch d.Suite {
-		case "access", "ipc", "vmm", "atomics", "ordering", "bandwidth", "health":
+		case "access", "ipc", "vmm", "atomics", "ordering", "bandwidth", "health", "managed":
 		default:
 			t.Errorf("defect %s: suite %q", d.Name, d.Suite)
 		}

@@ -142,7 +142,8 @@ func isFigure(r Result, name string) bool {
 	if strings.Contains(strings.ToLower(name), "gbps") {
 		return true
 	}
-	return r.Family == "bandwidth" && (strings.HasPrefix(name, "latency_") || strings.HasPrefix(name, "chase_"))
+	return r.Family == "bandwidth" && (strings.HasPrefix(name, "latency_") || strings.HasPrefix(name, "chase_") ||
+		strings.HasPrefix(name, "copy_wins_at_k.") || strings.HasPrefix(name, "managed_wins_at_k."))
 }
 
 // hasMoreSpecific reports a headline metric beside per-size ones that

@@ -21,7 +21,7 @@ func judgeDoc(suites []string, extra ...Result) Document {
 }
 
 func TestKnownSuitesAreTheCatalogues(t *testing.T) {
-	if got := strings.Join(KnownSuites(), ","); got != "access,atomics,bandwidth,health,ipc,ordering,vmm" {
+	if got := strings.Join(KnownSuites(), ","); got != "access,atomics,bandwidth,health,ipc,managed,ordering,vmm" {
 		t.Errorf("KnownSuites = %s", got)
 	}
 }
@@ -46,7 +46,7 @@ func TestJudge(t *testing.T) {
 		{"a timeout is a failure", judgeDoc(all, timeout), all, 1, ""},
 		{"a harness error", judgeDoc(all, harnessErr), all, 0, "1 result with a harness error"},
 		{"a failed setup", judgeDoc(all, setup), all, 0, "ipc: suite setup fail: loading libcuda.so.1"},
-		{"five suites did not run", judgeDoc([]string{"access", "atomics"}, fail), all, 1, "5 suites did not run: bandwidth, health, ipc, ordering, vmm"},
+		{"six suites did not run", judgeDoc([]string{"access", "atomics"}, fail), all, 1, "6 suites did not run: bandwidth, health, ipc, managed, ordering, vmm"},
 		{"a selection that ran", judgeDoc([]string{"access", "ipc"}), []string{"access", "ipc"}, 0, ""},
 		{"no result", Document{}, []string{"access"}, 0, "1 suite did not run: access"},
 	} {
@@ -81,14 +81,14 @@ func TestMissingSuitesByBinary(t *testing.T) {
 }
 
 // TestReportNamesSuitesNotRun: matrix.md and matrix.html of a run with
-// three of the seven suites name the other four.
+// three of the eight suites name the other five.
 func TestReportNamesSuitesNotRun(t *testing.T) {
 	doc := judgeDoc([]string{"access", "atomics", "ordering"})
 	doc.Summary = Summarize(doc.Results)
-	if md := Markdown(doc); !strings.Contains(md, "**Not run: bandwidth, health, ipc, vmm.** These suites left no results in this run") {
+	if md := Markdown(doc); !strings.Contains(md, "**Not run: bandwidth, health, ipc, managed, vmm.** These suites left no results in this run") {
 		t.Errorf("matrix.md does not name the suites that did not run:\n%s", md)
 	}
-	if page := HTML(doc); !strings.Contains(page, `<p class="notrun"><b>Not run: bandwidth, health, ipc, vmm.</b>`) {
+	if page := HTML(doc); !strings.Contains(page, `<p class="notrun"><b>Not run: bandwidth, health, ipc, managed, vmm.</b>`) {
 		t.Error("matrix.html does not name the suites that did not run")
 	}
 	if md := Markdown(judgeDoc(KnownSuites())); strings.Contains(md, "Not run:") {

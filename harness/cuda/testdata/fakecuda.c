@@ -450,6 +450,7 @@ static CUresult f_cuEventDestroy_v2(struct event *e) {
 // ---- memory ---------------------------------------------------------------
 
 enum { KIND_DEVICE = 1, KIND_HOST = 2 };
+enum { FLAG_MANAGED = 0x200 }; // alloc.flags of a cuMemAllocManaged allocation
 struct alloc { char *base; size_t size; int kind, dev, flags, ipc_open, fd, imported; };
 static struct alloc allocs[MAXOBJ];
 
@@ -606,7 +607,8 @@ static CUresult f_cuPointerGetAttribute(void *data, int attr, CUdeviceptr p) {
 	case 1: *(struct ctx **)data = &ctxs[a->dev]; break;
 	case 2: *(unsigned int *)data = a->kind == KIND_DEVICE ? 2 : 1; break;
 	case 9: *(int *)data = defect("uva-owner-wrong") ? 0 : a->dev; break;
-	case 10: *(unsigned char *)data = a->kind == KIND_DEVICE; break; // C bool: one byte
+	case 8: *(unsigned char *)data = (a->flags & FLAG_MANAGED) != 0; break; // C bool
+	case 10: *(unsigned char *)data = a->kind == KIND_DEVICE && !(a->flags & FLAG_MANAGED); break; // C bool: one byte
 	case 11: *(void **)data = a->base; break;
 	case 12: *(size_t *)data = a->size; break;
 	case 13: *(unsigned char *)data = 1; break;
@@ -1476,6 +1478,99 @@ static CUresult f_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, struct fun
 	return OK;
 }
 
+// ---- managed memory ---------------------------------------------------------
+// Managed allocations are device allocations flagged 0x200; their advice and
+// last prefetch location live in managed[], indexed like allocs[].
+
+struct managed_state { int read_mostly, preferred, last_prefetch; unsigned accessed_by; };
+static struct managed_state managed[MAXOBJ];
+
+static struct managed_state *managed_of(CUdeviceptr p, size_t n) {
+	struct alloc *a = find_alloc(p);
+	if (!a || !(a->flags & FLAG_MANAGED) || n == 0 || (char *)p + n > a->base + a->size) return NULL;
+	return &managed[a - allocs];
+}
+// location_id turns a CUmemLocation into a range-attribute value: a device
+// ordinal, -1 (CU_DEVICE_CPU) for the host, -3 for anything invalid.
+static int location_id(CUmemLocation loc) {
+	if (loc.type == 1) return bad_dev(loc.id) ? -3 : loc.id;
+	if (loc.type == 2) return -1;
+	return -3;
+}
+static CUresult f_cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
+	NEED_CTX();
+	if (n == 0 || (flags != 1 && flags != 2)) return INVALID_VALUE;
+	struct alloc *a = new_alloc(n, KIND_DEVICE, FLAG_MANAGED);
+	if (!a) return 2;
+	managed[a - allocs] = (struct managed_state){0, -2, -2, 0};
+	*p = (CUdeviceptr)a->base;
+	return OK;
+}
+static CUresult f_cuMemPrefetchAsync_v2(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags, struct stream *s) {
+	NEED_CTX();
+	struct managed_state *m = managed_of(p, n);
+	int id = location_id(loc);
+	if (!m || flags != 0 || id == -3) return INVALID_VALUE;
+	m->last_prefetch = id;
+	enqueue(s);
+	return OK;
+}
+static CUresult f_cuMemPrefetchAsync_v1(CUdeviceptr p, size_t n, CUdevice dev, struct stream *s) {
+	(void)p; (void)n; (void)dev; (void)s;
+	return LEGACY_ABI_CALLED; // the binding pins the CUmemLocation form
+}
+static CUresult f_cuMemAdvise_v2(CUdeviceptr p, size_t n, int advice, CUmemLocation loc) {
+	NEED_CTX();
+	struct managed_state *m = managed_of(p, n);
+	int id = location_id(loc);
+	if (!m || ((advice >= 3 && advice <= 6) && id == -3)) return INVALID_VALUE;
+	unsigned bit = id == -1 ? 1u << 31 : 1u << (id < 0 ? 0 : id);
+	switch (advice) {
+	case 1: m->read_mostly = 1; break;
+	case 2: m->read_mostly = 0; break;
+	case 3: m->preferred = id; break;
+	case 4: m->preferred = -2; break;
+	case 5: m->accessed_by |= bit; break;
+	case 6: m->accessed_by &= ~bit; break;
+	default: return INVALID_VALUE;
+	}
+	return OK;
+}
+static CUresult f_cuMemAdvise_v1(CUdeviceptr p, size_t n, int advice, CUdevice dev) {
+	(void)p; (void)n; (void)advice; (void)dev;
+	return LEGACY_ABI_CALLED;
+}
+static CUresult f_cuMemRangeGetAttribute(void *data, size_t size, int attr, CUdeviceptr p, size_t n) {
+	NEED_CTX();
+	struct managed_state *m = managed_of(p, n);
+	if (!m || !data) return INVALID_VALUE;
+	int32_t *out = data;
+	switch (attr) {
+	case 1: if (size != 4) return INVALID_VALUE; *out = m->read_mostly; return OK;
+	case 2: if (size != 4) return INVALID_VALUE; *out = m->preferred; return OK;
+	case 4: if (size != 4) return INVALID_VALUE; *out = m->last_prefetch; return OK;
+	case 3: {
+		if (size == 0 || size % 4 != 0) return INVALID_VALUE;
+		size_t k = 0, slots = size / 4;
+		for (size_t i = 0; i < slots; i++) out[i] = -2;
+		if (m->accessed_by & (1u << 31)) out[k++] = -1;
+		for (int d = 0; d < MAXDEV && k < slots; d++)
+			if (m->accessed_by & (1u << d)) out[k++] = d;
+		return OK;
+	}
+	}
+	return INVALID_VALUE;
+}
+static CUresult f_cuMemRangeGetAttributes(void **data, size_t *sizes, int *attrs, size_t count, CUdeviceptr p, size_t n) {
+	NEED_CTX();
+	if (!data || !sizes || !attrs || count == 0) return INVALID_VALUE;
+	for (size_t i = 0; i < count; i++) {
+		CUresult r = f_cuMemRangeGetAttribute(data[i], sizes[i], attrs[i], p, n);
+		if (r != OK) return r;
+	}
+	return OK;
+}
+
 // ---- cuGetProcAddress_v2 -----------------------------------------------------
 
 struct variant { const char *name; int since; void *fn; };
@@ -1558,6 +1653,13 @@ __attribute__((unused)) static const struct variant variants[] = {
 	V("cuMemExportToShareableHandle", 10020, f_cuMemExportToShareableHandle),
 	V("cuMemImportFromShareableHandle", 10020, f_cuMemImportFromShareableHandle),
 	V("cuMemRetainAllocationHandle", 11000, f_cuMemRetainAllocationHandle),
+	V("cuMemAllocManaged", 6000, f_cuMemAllocManaged),
+	V("cuMemPrefetchAsync", 8000, f_cuMemPrefetchAsync_v1),
+	V("cuMemPrefetchAsync", 12020, f_cuMemPrefetchAsync_v2),
+	V("cuMemAdvise", 8000, f_cuMemAdvise_v1),
+	V("cuMemAdvise", 12020, f_cuMemAdvise_v2),
+	V("cuMemRangeGetAttribute", 8000, f_cuMemRangeGetAttribute),
+	V("cuMemRangeGetAttributes", 8000, f_cuMemRangeGetAttributes),
 };
 
 enum { SYMBOL_FOUND = 0, SYMBOL_NOT_FOUND = 1, VERSION_NOT_SUFFICIENT = 2 };

@@ -155,7 +155,7 @@ func convertSpec(sr SpecReport, r SuiteReport, suite string) (Result, bool) {
 	res := Result{
 		Check: l.ID, Family: l.Suite, Kind: l.Kind, Link: l.Link,
 		GPU: l.GPU, Src: l.Src, Dst: l.Dst, GPUs: l.TripleGPUs,
-		Spec: sr.FullText(), Labels: nonNil(l.All),
+		Spec: sr.FullText(), Variant: l.Variant, Labels: nonNil(l.All),
 		DurationMS: sr.RunTime.Milliseconds(),
 	}
 	if res.Family == "" {

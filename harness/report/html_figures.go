@@ -123,7 +123,7 @@ func writeFailuresHTML(b *strings.Builder, v *view) {
 		for _, r := range g.results {
 			fmt.Fprintf(b, "<li>%s <b>%s</b> %s: %s", symbol(r.Status), esc(r.Check), esc(r.Status), esc(orDash(r.Reason)))
 			if r.Variant != "" {
-				fmt.Fprintf(b, "<br>spec: %s", esc(r.Spec)) // see writeFailuresMD
+				fmt.Fprintf(b, "<br>spec: %s (variant <code>%s</code>)", esc(r.Spec), esc(r.Variant)) // see writeFailuresMD
 			}
 			if r.Step != "" {
 				fmt.Fprintf(b, "<br>step: %s", esc(r.Step))

@@ -156,8 +156,8 @@ func writeFailuresMD(b *strings.Builder, v *view) {
 			fmt.Fprintf(b, "- %s **%s** %s: %s\n", symbol(r.Status), r.Check, r.Status, mdText(orDash(r.Reason)))
 			if r.Variant != "" {
 				// Several specs of this check ran here: name the one that
-				// failed by its text (the variant key has the GPUs cut out).
-				fmt.Fprintf(b, "  - spec: %s\n", mdText(r.Spec))
+				// failed by its text and its variant key.
+				fmt.Fprintf(b, "  - spec: %s (variant %s)\n", mdText(r.Spec), mdText(r.Variant))
 			}
 			if r.Step != "" {
 				fmt.Fprintf(b, "  - step: %s\n", mdText(r.Step))

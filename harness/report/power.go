@@ -56,7 +56,7 @@ func powerRows(results []Result) []powerRow {
 				one := row
 				one.conf, one.verdict = e.Name+" — "+name, "conf spec not run here"
 				for _, c := range cands {
-					if names(c.Spec, []string{name}) {
+					if names(c, []string{name}) {
 						one.conf, one.verdict = withVariant(e.Name, c), confVerdict(c)
 						break
 					}

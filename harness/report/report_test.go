@@ -615,3 +615,31 @@ func TestBackendFromDescription(t *testing.T) {
 		}
 	}
 }
+
+// TestInconclusiveIsAnError: a spec that records an inconclusive error and
+// then fails is an error with that message; nothing shown mentions a panic.
+func TestInconclusiveIsAnError(t *testing.T) {
+	why := "inconclusive: free memory accounting needs the GPU to itself, but another program uses it (GPU0: pid 4242 (other) holds 512 MiB); an error, not a verdict on the GPU"
+	s := spec{id: "vmm.release-while-mapped", suite: "vmm", kind: "conf", text: "vmm: the driver keeps memory on GPU0 alive", gpu: 0, src: -1, dst: -1,
+		state: types.SpecStateFailed, msg: why, dur: 1e9,
+		entries: []Entry{{Kind: KindError, Name: ErrorInconclusive, Value: why}}}
+	doc := Convert(fakeSystem(2, "fake:h200x2", "n1"), own(t, suiteReport("vmm", "", []spec{s})), testMeta("vmm"))
+	r := findResult(t, doc, "vmm.release-while-mapped GPU0")
+	if r.Status != StatusError || r.Reason != why || r.Message != why || doc.Summary.Error != 1 || doc.Summary.Fail != 0 {
+		t.Errorf("status %s, reason %q, message %q, summary %+v", r.Status, r.Reason, r.Message, doc.Summary)
+	}
+	if !strings.HasPrefix(r.Timeline, "[ERROR] "+why) {
+		t.Errorf("timeline:\n%s", r.Timeline)
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"conformance.json": string(data), "junit.xml": string(JUnit(doc)), "matrix.md": Markdown(doc), "matrix.html": HTML(doc)} {
+		for _, bad := range []string{"panic", "Panicked", "goroutine", "Test Panicked"} {
+			if strings.Contains(text, bad) {
+				t.Errorf("%s mentions %q", name, bad)
+			}
+		}
+	}
+}

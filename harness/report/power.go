@@ -201,7 +201,6 @@ func evidenceClass(r Result) string {
 // that has a power verdict, with the mutants that name it (✓ when the
 // mutant showed its weak outcome) and the weak outcomes they saw.
 func powerTests(results []Result) []powerTest {
-	type key struct{ check, target, variant string }
 	confs := map[string][]int{} // check and target -> conf results there
 	for i, r := range results {
 		if isConf(r) {

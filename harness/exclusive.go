@@ -130,7 +130,7 @@ func notAloneMessage(what string, gpus []GPU) string {
 func RequireAlone(what string, gpus ...GPU) {
 	GinkgoHelper()
 	if msg := notAloneMessage(what, gpus); msg != "" {
-		panic(msg)
+		Inconclusive("%s", msg)
 	}
 }
 
@@ -166,5 +166,5 @@ func (e *Exclusive) check(when string) {
 		return
 	}
 	Finding(report.FindingContended, msg, when+" the measurement")
-	panic(msg)
+	Inconclusive("%s", msg)
 }

@@ -25,6 +25,7 @@ const (
 	LabelTriple  = checks.LabelTriple
 	LabelLink    = checks.LabelLink
 	LabelProcess = checks.LabelProcess
+	LabelVariant = checks.LabelVariant
 
 	// ProcessMulti marks specs that run helper processes.
 	ProcessMulti = checks.ProcessMulti
@@ -34,6 +35,12 @@ const (
 
 // Extra labels that may be added to a check's labels.
 type Extra = string
+
+// Variant declares the spec's variant key, for a check with several specs
+// on one target: PairLabels(id, p, Variant("4-kib-no-peer")). The key names
+// the variant in reports and `p2pconf repro --variant`; the spec's text
+// keeps its GPU names.
+func Variant(key string) Extra { return checks.VariantLabel(key) }
 
 // KindLabel overrides the check's default kind (for checks such as
 // ordering.litmus whose specs are either conf or mutant).

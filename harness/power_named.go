@@ -10,8 +10,8 @@ import (
 )
 
 // PowerTo records, from a mutant spec, whether its weak outcome was seen,
-// for the conf specs it names on the same target: each name is the text
-// that ends a conf spec's name (its It text). Where a conf check has
+// for the conf specs it names on the same target: each name is a conf
+// spec's variant key (its Variant label). Where a conf check has
 // several specs on a target (variants, placements), a mutant gives power to
 // those of its own shape only; the report marks just those "power shown".
 func PowerTo(confCheck string, specs []string, r PowerResult, detail string) {

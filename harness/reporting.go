@@ -11,6 +11,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/report/ginkgoadapt"
+	"github.com/p2pconf/p2pconf/harness/sysrecord"
 )
 
 // registerReporting adds the suite-wide reporting nodes: a progress line on
@@ -21,7 +22,7 @@ import (
 // (and the p2pconf command) free of the test framework.
 func registerReporting(suite string, m *Machine) {
 	var progress *report.Progress
-	sys := report.SystemOf(m)
+	sys := sysrecord.SystemOf(m)
 	ReportBeforeSuite(func(r Report) {
 		if !r.SuiteConfig.DryRun { // a listing runs nothing to report progress on
 			progress = report.NewProgress(os.Stderr, suite, r.PreRunStats.SpecsThatWillRun)

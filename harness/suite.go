@@ -169,12 +169,13 @@ func warmMapping(b backend.Backend, d Device, h backend.AllocHandle, size uint64
 
 // validateTree builds the spec tree without running it and checks every
 // spec's labels against the catalogue, that no check runs twice on the same
-// target (unless it has variants) and that no two specs share a name.
+// target unless it has variants, each declaring its own variant key, and
+// that no two specs share a name.
 func validateTree(suite string) []string {
 	rep := PreviewSpecs(suite)
 	var probs []string
 	texts := map[string]int{}
-	keys := map[string]int{}
+	targets := map[string]map[string]checks.Labels{} // SpecKey -> text -> labels
 	for _, s := range rep.SpecReports {
 		if s.LeafNodeType != types.NodeTypeIt {
 			continue
@@ -184,18 +185,20 @@ func validateTree(suite string) []string {
 		probs = append(probs, checks.Validate(text, labels, suite)...)
 		texts[text]++
 		l := checks.Parse(labels)
-		if c, ok := checks.Lookup(l.ID); ok && !c.Variants {
-			keys[l.SpecKey()]++
+		if targets[l.SpecKey()] == nil {
+			targets[l.SpecKey()] = map[string]checks.Labels{}
 		}
+		targets[l.SpecKey()][text] = l
 	}
 	for t, n := range texts {
 		if n > 1 {
 			probs = append(probs, fmt.Sprintf("%q is the name of %d specs; names must be unique", t, n))
 		}
 	}
-	for k, n := range keys {
-		if n > 1 {
-			probs = append(probs, fmt.Sprintf("check %s has %d specs on the same target", k, n))
+	for _, specs := range targets {
+		for _, l := range specs {
+			probs = append(probs, checks.TargetSpecs(l.ID, specs)...)
+			break
 		}
 	}
 	sort.Strings(probs)

@@ -6,6 +6,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -52,6 +53,9 @@ type ContendOp struct {
 	Op   AtomOp
 	Type Type // the simulated type (b32 and b64 are TU32 and TU64)
 }
+
+// Key is the operation in a spec's variant key: "min-s64".
+func (o ContendOp) Key() string { return strings.ReplaceAll(o.Name, ".", "-") }
 
 // Bits is the operand width.
 func (o ContendOp) Bits() int { return 8 * o.Type.Size() }

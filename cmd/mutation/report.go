@@ -15,6 +15,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/report"
 )
 
 // specResult is one spec of a run, named the way docs/checks.md and the reports
@@ -34,6 +35,9 @@ type specResult struct {
 	// faulted itself: the driver reports a kernel's fault as the sticky
 	// error of the context, at the next synchronisation.)
 	Poisoned bool
+	// Inconclusive: the spec ended as an error on purpose (it could not
+	// tell), which is no verdict either way.
+	Inconclusive bool
 }
 
 // poisonMark is how the fake backend words an error from a context that an
@@ -47,6 +51,8 @@ func (s specResult) cause() string {
 	switch {
 	case !s.failed():
 		return ""
+	case s.Inconclusive:
+		return report.ErrorInconclusive
 	case s.State == types.SpecStatePanicked:
 		return "panic"
 	case s.State != types.SpecStateFailed:
@@ -162,6 +168,20 @@ func quotedFaults(msg string) []string {
 	}
 }
 
+// endedAsError reports whether the spec recorded that it ends as an error
+// (report.KindError), not on a check of its own.
+func endedAsError(sr types.SpecReport) bool {
+	for _, e := range sr.ReportEntries {
+		var v struct {
+			Kind string `json:"kind"`
+		}
+		if e.Name == report.EntryName && json.Unmarshal([]byte(e.Value.AsJSON), &v) == nil && v.Kind == report.KindError {
+			return true
+		}
+	}
+	return false
+}
+
 // inherited says whether a failure quotes only faults that an earlier spec
 // quoted first.
 func inherited(sr types.SpecReport, origins map[string]time.Time) bool {
@@ -186,6 +206,7 @@ func fromSpecReport(sr types.SpecReport, origins map[string]time.Time) specResul
 	}
 	s.FailedIn = sr.Failure.FailureNodeType
 	s.Poisoned = inherited(sr, origins)
+	s.Inconclusive = endedAsError(sr)
 	msg := sr.Failure.Message
 	if sr.State == types.SpecStatePanicked && sr.Failure.ForwardedPanic != "" {
 		msg = "panic: " + sr.Failure.ForwardedPanic

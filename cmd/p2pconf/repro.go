@@ -20,7 +20,7 @@ func cmdRepro(args []string, stdout, stderr io.Writer) error {
 	fs := flags("repro", stderr)
 	pair := fs.String("pair", "", "the ordered pair A-B the check runs on, e.g. 0-1")
 	gpu := fs.String("gpu", "", "the GPU the check runs on, e.g. 0")
-	variant := fs.String("variant", "", "only the spec of the check with this text (the report's variant; GPU names are ignored)")
+	variant := fs.String("variant", "", "only the spec with this variant key (the report's variant), or whose text is or contains this (GPU names are ignored)")
 	out := fs.String("o", "", "the folder to write into (default: the current folder; repro for --all)")
 	all := fs.Bool("all", false, "every reproducible check on every GPU and pair of this machine (P2PCONF_GPUS and P2PCONF_PAIRS apply), with run-all.sh")
 	flagArgs, pos := splitArgs(args, "pair", "gpu", "variant", "o")

@@ -666,30 +666,30 @@ func joinGinkgoJSON(out string, files []string) error {
 	return report.WriteFileAtomic(out, data)
 }
 
-// joinJUnit writes the <testsuite> elements of JUnit files into one
-// <testsuites> document.
+// joinJUnit merges JUnit files into one <testsuites> document
+// (report.MergeJUnit). Files that are missing (a process that died before
+// its report) are left out; one that is not JUnit is an error naming it.
 func joinJUnit(out string, files []string) error {
-	var b strings.Builder
+	var docs [][]byte
+	var names []string
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		s := string(data)
-		i, j := strings.Index(s, "<testsuite "), strings.LastIndex(s, "</testsuite>")
-		if i < 0 || j < i {
-			continue
-		}
-		b.WriteString(s[i : j+len("</testsuite>")])
-		b.WriteString("\n")
+		docs, names = append(docs, data), append(names, f)
 	}
-	if b.Len() == 0 {
+	merged, err := report.MergeJUnit(docs)
+	if err != nil {
+		return fmt.Errorf("%w (documents: %s)", err, strings.Join(names, ", "))
+	}
+	if merged == nil {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	return report.WriteFileAtomic(out, []byte("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"+b.String()+"</testsuites>\n"))
+	return report.WriteFileAtomic(out, merged)
 }
 
 // runSelection describes the run's own GPU selection in sys: each process

@@ -12,6 +12,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
+	"github.com/p2pconf/p2pconf/harness/sysrecord"
 )
 
 // openMachine opens the backend and reads the claims exactly as the suites
@@ -22,7 +23,7 @@ var openMachine = func() (report.System, func(), error) {
 	if err != nil {
 		return report.System{}, nil, err
 	}
-	sys := report.SystemOf(m)
+	sys := sysrecord.SystemOf(m)
 	report.FillHostDefaults(&sys)
 	return sys, func() { _ = m.Backend.Close() }, nil
 }

@@ -32,18 +32,25 @@ type Outcome struct {
 	Message string `json:"message,omitempty"`
 }
 
-// specKey names a spec within a suite's run on a preset: "check target |
-// variant", the variant being the spec's full text (unique per check and
-// target). A spec without a target label runs once per machine.
+// specKey names a spec within a suite's run on a preset: "check target",
+// and " variant:key" for a spec that declares its variant key (the suites
+// make every spec that shares a check and target declare one). The key
+// does not hold the spec's text, so rewording a spec keeps its
+// expectation. A spec without a target label runs once per machine; one
+// without an id is named by its text.
 func specKey(s suiterun.Spec) string {
 	id, target := s.ID, s.Target
 	if id == "" {
-		id = "(no id)"
+		id = "(no id) " + s.Text
 	}
 	if target == "" {
 		target = "machine"
 	}
-	return id + " " + target + " | " + s.Text
+	k := id + " " + target
+	if s.Variant != "" {
+		k += " variant:" + s.Variant
+	}
+	return k
 }
 
 // observe turns a run's specs into outcomes by key. Two specs with one key

@@ -17,8 +17,8 @@ const capabilityMessage = "GPU0→GPU1: CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SU
 // failure.
 func baseline() []suiterun.Spec {
 	return []suiterun.Spec{
-		{ID: "atomics.concurrent-sys-rmw", Target: "pair:0-1", Text: "add u32", State: "passed"},
-		{ID: "atomics.concurrent-sys-rmw", Target: "pair:0-1", Text: "add u64", State: "passed"},
+		{ID: "atomics.concurrent-sys-rmw", Target: "pair:0-1", Text: "add u32", Variant: "add-u32", State: "passed"},
+		{ID: "atomics.concurrent-sys-rmw", Target: "pair:0-1", Text: "add u64", Variant: "add-u64", State: "passed"},
 		{ID: "atomics.host-native", Target: "gpu:0", Text: "host", State: "skipped", Reason: "needs HOST_NATIVE_ATOMIC_SUPPORTED=1 on GPU0"},
 		{ID: "atomics.capability-report", Target: "pair:0-1", Text: "caps", State: "failed", Reason: capabilityMessage},
 	}
@@ -62,8 +62,8 @@ func TestASwapOfSkipsShows(t *testing.T) {
 	run[1].State, run[1].Reason = "skipped", "needs HOST_NATIVE_ATOMIC_SUPPORTED=1 on GPU0"
 	run[2].State, run[2].Reason = "passed", ""
 	probs := check(t, want, run)
-	if len(probs) != 2 || !strings.Contains(strings.Join(probs, "\n"), "add u64: skipped (needs HOST") ||
-		!strings.Contains(strings.Join(probs, "\n"), "host: passed, expected skipped") {
+	if len(probs) != 2 || !strings.Contains(strings.Join(probs, "\n"), "variant:add-u64: skipped (needs HOST") ||
+		!strings.Contains(strings.Join(probs, "\n"), "atomics.host-native gpu:0: passed, expected skipped") {
 		t.Errorf("problems: %q", probs)
 	}
 }
@@ -95,7 +95,7 @@ func TestAnExpectedFailureMustMatchItsMessage(t *testing.T) {
 func TestADisappearingSpecShows(t *testing.T) {
 	want := oracleOf(t, baseline())
 	run := baseline()[:3]
-	if probs := check(t, want, run); len(probs) != 1 || !strings.Contains(probs[0], "caps: expected to failed, did not run") {
+	if probs := check(t, want, run); len(probs) != 1 || !strings.Contains(probs[0], "atomics.capability-report pair:0-1: expected to failed, did not run") {
 		t.Errorf("problems: %q", probs)
 	}
 	run = append(baseline(), suiterun.Spec{ID: "atomics.counter-as-flag", Target: "pair:0-1", Text: "flag", State: "passed"})
@@ -113,8 +113,8 @@ func TestUpdateShowsOnlyWhatChanges(t *testing.T) {
 	run[0].State, run[0].Reason = "skipped", "needs CUDA 13.0"
 	next := oracleOf(t, run)
 	d := diff(old, next)
-	if len(d) != 2 || !strings.HasPrefix(d[0], "- h200x2 atomics atomics.concurrent-sys-rmw pair:0-1 | add u32 = {\"state\":\"passed\"}") ||
-		!strings.HasPrefix(d[1], "+ h200x2 atomics atomics.concurrent-sys-rmw pair:0-1 | add u32 = {\"state\":\"skipped\"") {
+	if len(d) != 2 || !strings.HasPrefix(d[0], "- h200x2 atomics atomics.concurrent-sys-rmw pair:0-1 variant:add-u32 = {\"state\":\"passed\"}") ||
+		!strings.HasPrefix(d[1], "+ h200x2 atomics atomics.concurrent-sys-rmw pair:0-1 variant:add-u32 = {\"state\":\"skipped\"") {
 		t.Errorf("diff: %q", d)
 	}
 	if len(diff(old, old)) != 0 {

@@ -4,6 +4,7 @@
 package checks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -118,5 +119,55 @@ func TestReproducibilityTablesNameCatalogueChecks(t *testing.T) {
 		if _, ok := Lookup(id); !ok || why == "" {
 			t.Errorf("notReproducible names %q (in the catalogue: %v) with reason %q", id, ok, why)
 		}
+	}
+}
+
+// TestVariantKeys: a variant key is validated with the other labels, and
+// the specs that share a check and target each need their own.
+func TestVariantKeys(t *testing.T) {
+	target := []string{LabelPair + PairID(0, 1), LabelLink + "nvlink"}
+	spec := func(extra ...string) []string {
+		l, err := Format("access.peer-copy", OnPair, target, extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if probs := Validate("ok", spec(VariantLabel("4kib-12b-peer")), "access"); len(probs) != 0 {
+		t.Errorf("a good key: %q", probs)
+	}
+	for _, bad := range [][]string{
+		{VariantLabel("4 KiB")}, {VariantLabel("Peer")}, {VariantLabel("-peer")}, {VariantLabel("a--b")},
+		{VariantLabel(strings.Repeat("a", MaxVariantKey+1))}, {VariantLabel("a"), VariantLabel("b")},
+	} {
+		if probs := Validate("bad", spec(bad...), "access"); len(probs) != 1 || !strings.Contains(probs[0], "variant label") {
+			t.Errorf("%q: %q, want one problem with the variant label", bad, probs)
+		}
+	}
+	labels := func(all ...[]string) map[string]Labels {
+		m := map[string]Labels{}
+		for i, l := range all {
+			m[fmt.Sprint("spec ", i)] = Parse(l)
+		}
+		return m
+	}
+	if probs := TargetSpecs("access.peer-copy", labels(spec(VariantLabel("a")), spec(VariantLabel("b")))); len(probs) != 0 {
+		t.Errorf("two keys: %q", probs)
+	}
+	if probs := TargetSpecs("access.peer-copy", labels(spec())); len(probs) != 0 {
+		t.Errorf("one spec needs no key: %q", probs)
+	}
+	if probs := TargetSpecs("access.peer-copy", labels(spec(VariantLabel("a")), spec())); len(probs) != 1 || !strings.Contains(probs[0], `"spec 1": access.peer-copy@0-1 has 2 specs; each needs its own variant key`) {
+		t.Errorf("a spec without its key: %q", probs)
+	}
+	if probs := TargetSpecs("access.peer-copy", labels(spec(VariantLabel("a")), spec(VariantLabel("a")))); len(probs) != 1 || !strings.Contains(probs[0], `variant "a" is declared by 2 specs`) {
+		t.Errorf("a key twice: %q", probs)
+	}
+	staged := func() []string {
+		l, _ := Format("access.staged-copy", OnPair, target, nil)
+		return l
+	}
+	if probs := TargetSpecs("access.staged-copy", labels(staged(), staged())); len(probs) != 1 || !strings.Contains(probs[0], "only a check with variants may") {
+		t.Errorf("two specs of a check without variants: %q", probs)
 	}
 }

@@ -26,6 +26,10 @@ func Document() string {
 		"  harness error; `mutant` is an allowed-but-weak variant of a `conf` check that never fails the\n" +
 		"  run by itself and shows whether its sibling could have failed. The first kind is the default.\n" +
 		"- **Scope**: `1` runs on every GPU alone; `pair` once per ordered pair; `3` once per selected triple of GPUs (label `triple:A-B-C`, roles in that order).\n" +
+		"- **Variants**: where a check has several specs on one target, each declares its variant key with\n" +
+		"  the label `variant:<key>` (short lower-case words joined by hyphens, such as `4kib-12b-peer`); the\n" +
+		"  key names the result in reports, diffs, JUnit and `p2pconf repro --variant`, and does not change\n" +
+		"  with the GPUs or the spec's wording.\n" +
 		"- **Free memory back to its baseline** (the leak checks) means at most 1 MiB below it, less than\n" +
 		"  any allocation those checks make; a shortfall is recorded on the result as the finding\n" +
 		"  `free-memory-kept-by-driver` (driver 580 on an H200 kept 64 KiB after an importer process ended, now and then).\n" +

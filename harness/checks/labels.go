@@ -5,6 +5,8 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -22,8 +24,11 @@ const (
 	LabelTriple  = "triple:"
 	LabelLink    = "link:"
 	LabelProcess = "process:"
-	// LabelVariant names one spec among several of a check on one target
-	// ("variant:prefetch").
+	// LabelVariant declares a spec's variant key where a check has several
+	// specs on one target: "variant:4-kib-no-peer". The key names the
+	// variant in every report, diff, JUnit case and `p2pconf repro
+	// --variant`; unlike the spec's text it holds no GPU names and does not
+	// change when the text is reworded.
 	LabelVariant = "variant:"
 
 	// ProcessMulti marks specs that run helper processes.
@@ -35,6 +40,21 @@ const (
 var knownPrefixes = []string{LabelID, LabelSuite, LabelKind, LabelGPUs, LabelGPU, LabelPair, LabelTriple, LabelLink, LabelProcess, LabelVariant}
 
 var knownPlain = map[string]bool{Slow: true}
+
+// variantKey is the form of a variant key: short lower-case words of
+// letters and digits joined by hyphens.
+var variantKey = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// MaxVariantKey is the longest variant key allowed, in bytes.
+const MaxVariantKey = 64
+
+// ValidVariantKey reports whether key is a well-formed variant key.
+func ValidVariantKey(key string) bool {
+	return len(key) <= MaxVariantKey && variantKey.MatchString(key)
+}
+
+// VariantLabel is the label that declares a spec's variant key.
+func VariantLabel(key string) string { return LabelVariant + key }
 
 // LinkValues are the values of link: ("unknown" when NVML could not be read).
 var LinkValues = map[string]bool{"nvlink": true, "pcie": true, "none": true, "unknown": true}
@@ -98,6 +118,8 @@ func Format(id string, scope Scope, target, extra []string) ([]string, error) {
 // Validate.
 type Labels struct {
 	ID, Suite, Kind, Scope, Link, Process string
+	// Variant is the declared variant key (variant: label), "" when none.
+	Variant string
 	// GPU is the gpu: ordinal; Src and Dst the pair: ordinals. Nil when the
 	// label is absent or malformed.
 	GPU, Src, Dst *int
@@ -146,6 +168,8 @@ func Parse(all []string) Labels {
 			set(&l.Link, prefix, s)
 		case LabelProcess:
 			set(&l.Process, prefix, s)
+		case LabelVariant:
+			set(&l.Variant, prefix, s)
 		case LabelGPU:
 			set(&l.GPUText, prefix, s)
 		case LabelPair:
@@ -184,6 +208,49 @@ func knownPrefix(l string) string {
 // "access.peer-copy@0-1".
 func (l Labels) SpecKey() string { return l.ID + "@" + l.GPUText + l.Pair + l.Triple }
 
+// TargetSpecs checks the specs that share one check and target (labels of
+// each, keyed by spec text): several are allowed only for a check with
+// variants, and then each must declare its own variant key. A spec with a
+// malformed variant label is left to Validate.
+func TargetSpecs(id string, specs map[string]Labels) []string {
+	if len(specs) < 2 {
+		return nil
+	}
+	var probs []string
+	texts := make([]string, 0, len(specs))
+	for t := range specs {
+		texts = append(texts, t)
+	}
+	sort.Strings(texts)
+	if c, ok := Lookup(id); ok && !c.Variants {
+		return []string{fmt.Sprintf("check %s has %d specs on the same target (%s); only a check with variants may", id, len(specs), specs[texts[0]].SpecKey())}
+	}
+	byKey := map[string][]string{}
+	for _, t := range texts {
+		l := specs[t]
+		if l.Variant == "" {
+			probs = append(probs, fmt.Sprintf("%q: %s has %d specs; each needs its own variant key (a variant: label)", t, l.SpecKey(), len(specs)))
+			continue
+		}
+		byKey[l.Variant] = append(byKey[l.Variant], t)
+	}
+	for k, ts := range byKey {
+		if len(ts) > 1 {
+			probs = append(probs, fmt.Sprintf("%s: variant %q is declared by %d specs (%s); variant keys must be unique", specs[ts[0]].SpecKey(), k, len(ts), strings.Join(quoteAll(ts), ", ")))
+		}
+	}
+	sort.Strings(probs)
+	return probs
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = strconv.Quote(x)
+	}
+	return out
+}
+
 // Validate checks one spec's labels against the catalogue. text names the
 // spec in the problems, suite is the suite being run.
 func Validate(text string, labels []string, suite string) []string {
@@ -216,6 +283,9 @@ func Validate(text string, labels []string, suite string) []string {
 	}
 	if n := l.Count[LabelProcess]; n > 0 && (n != 1 || LabelProcess+l.Process != ProcessMulti) {
 		bad("process label %q (count %d): the only one is %s", l.Process, n, ProcessMulti)
+	}
+	if n := l.Count[LabelVariant]; n > 1 || (n == 1 && !ValidVariantKey(l.Variant)) {
+		bad("variant label %q (count %d): a spec declares at most one variant key, lower-case letters and digits in words joined by hyphens, at most %d bytes (such as variant:4-kib-no-peer)", l.Variant, n, MaxVariantKey)
 	}
 	gpus, pairs, triples, links := l.Count[LabelGPU], l.Count[LabelPair], l.Count[LabelTriple], l.Count[LabelLink]
 	switch Scope(l.Scope) {

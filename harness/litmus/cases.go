@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/p2pconf/p2pconf/harness"
 )
@@ -135,12 +136,40 @@ func (c Case) Name() string {
 }
 
 // Labels are the extra labels of the spec (with GPULabels, PairLabels or
-// TripleLabels).
+// TripleLabels): its variant key, its kind and slow.
 func (c Case) Labels() []harness.Extra {
 	if c.Verdict == Allowed {
-		return []harness.Extra{harness.KindLabel(harness.Mutant), harness.Slow}
+		return []harness.Extra{harness.Variant(c.Key()), harness.KindLabel(harness.Mutant), harness.Slow}
 	}
-	return []harness.Extra{harness.Slow}
+	return []harness.Extra{harness.Variant(c.Key()), harness.Slow}
+}
+
+// Key is the case's variant key: the test and its placement by role,
+// without GPU names, the same on every GPU, pair or triple ("mp-rel-sys-
+// acq-sys-ctas", "sb-f-sc-sys-host-gh", "mp-rlx-sys-rlx-sys-pair-ab-ba":
+// threads on A and B, x in B's memory and y in A's).
+func (c Case) Key() string {
+	words := strings.FieldsFunc(strings.ToLower(c.Test.Name()), func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
+	})
+	units := func(us []Unit) string {
+		var b strings.Builder
+		for _, u := range us {
+			b.WriteByte(map[Unit]byte{UnitA: 'a', UnitB: 'b', UnitC: 'c', UnitHost: 'h'}[u])
+		}
+		return b.String()
+	}
+	switch c.Place.Kind {
+	case CTAs:
+		words = append(words, "ctas")
+	case WithHost:
+		words = append(words, "host", strings.ReplaceAll(units(c.Place.Roles), "a", "g"))
+	case TwoGPUs:
+		words = append(words, "pair", units(c.Place.Roles), units(c.Place.Homes))
+	case ThreeGPUs:
+		words = append(words, "triple", units(c.Place.Roles), units(c.Place.Homes))
+	}
+	return strings.Join(words, "-")
 }
 
 // group identifies the cases that can give each other power: the same

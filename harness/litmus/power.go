@@ -85,7 +85,7 @@ func Report(r *Result, env Env) {
 	sib := c.Siblings()
 	var specs, tests []string
 	for _, f := range sib {
-		specs = append(specs, f.Name())
+		specs = append(specs, f.Key())
 		tests = append(tests, f.Test.Name())
 	}
 	detail := fmt.Sprintf("mutant %s on %s: weak outcome %s in %d of %d instances; gives power to %s", where, c.Target(), c.Test.TargetText(), hits, n, orNone(tests))

@@ -173,7 +173,7 @@ func atomicsClaimText(p Pair) string {
 // recorded is no conflict here: the report cannot ask again.
 func claimConflicts(p Pair) []string {
 	var out []string
-	for _, d := range claimmodel.Disagreements(claimsOf(p)) {
+	for _, d := range claimmodel.Disagreements(ClaimsOf(p)) {
 		if !d.Unread {
 			out = append(out, fmt.Sprintf("%s: %s", d.Topic, d.Text))
 		}

@@ -155,7 +155,7 @@ func convertSpec(sr SpecReport, r SuiteReport, suite string) (Result, bool) {
 	res := Result{
 		Check: l.ID, Family: l.Suite, Kind: l.Kind, Link: l.Link,
 		GPU: l.GPU, Src: l.Src, Dst: l.Dst, GPUs: l.TripleGPUs,
-		Spec: sr.FullText(), Labels: nonNil(l.All),
+		Spec: sr.FullText(), Variant: l.Variant, Labels: nonNil(l.All),
 		DurationMS: sr.RunTime.Milliseconds(),
 	}
 	if res.Family == "" {
@@ -225,21 +225,21 @@ func convertSpec(sr SpecReport, r SuiteReport, suite string) (Result, bool) {
 		res.Status = StatusFail
 	default: // panicked, aborted, invalid: the harness broke, not the GPUs
 		res.Status = StatusError
-		// A spec that ends by panicking on purpose (an inconclusive litmus
-		// run: neither a pass nor a violation) says why in the panic; that
-		// is the reason, not Ginkgo's "Test Panicked".
-		if sr.Failure.ForwardedPanic != "" {
-			res.Reason = firstLine(sr.Failure.ForwardedPanic)
-		}
+	}
+	res.Entries = nonNil(specEntries(sr))
+	// A spec that ends as an error on purpose (an inconclusive run: neither
+	// a pass nor a violation) records why (KindError) and fails with it.
+	errMsg, isError := errorOf(res.Entries)
+	if isError && res.Status == StatusFail {
+		res.Status, res.Message, res.Reason = StatusError, errMsg, firstLine(errMsg)
 	}
 	if res.Status != StatusPass && res.Status != StatusSkip {
 		res.Step = failedStep(sr)
 		if loc := sr.Failure.Location; loc.FileName != "" {
 			res.Location = fmt.Sprintf("%s:%d", filepath.Base(loc.FileName), loc.LineNumber)
 		}
-		res.Timeline = renderTimeline(sr)
+		res.Timeline = renderTimeline(sr, isError)
 	}
-	res.Entries = nonNil(specEntries(sr))
 	res.Contended = isContended(res.Entries)
 	res.Metrics, res.Power = digestEntries(res.Entries)
 	return res, true

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -102,7 +101,9 @@ func truthy(v any) bool {
 // showed its weak outcome in the same run (see attributePower).
 func applyPower(results []Result) { attributePower(results) }
 
-// disambiguate sets Variant where one check has several specs on a target.
+// disambiguate gives a variant to results that share a check and target
+// without declaring one (the suites validate that they declare one, so this
+// is for reports of older or foreign suites): their spec text, whole.
 func disambiguate(results []Result) {
 	byKey := map[string][]int{}
 	for i, r := range results {
@@ -112,26 +113,8 @@ func disambiguate(results []Result) {
 		if len(idx) < 2 {
 			continue
 		}
-		seen := map[string]int{}
 		for _, i := range idx {
-			v := variantText(results[i])
-			seen[v]++
-			if seen[v] > 1 {
-				v = fmt.Sprintf("%s #%d", v, seen[v])
-			}
-			results[i].Variant = v
+			results[i].Variant = strings.TrimSpace(strings.TrimPrefix(results[i].Spec, results[i].Family+": "))
 		}
 	}
-}
-
-// variantText is the spec text without the target's GPU names, so the same
-// variant keeps its name across runs on other pairs.
-var gpuWord = regexp.MustCompile(`\s*GPU\d+(\s*(→|->)\s*GPU\d+)*\s*`)
-
-func variantText(r Result) string {
-	t := strings.TrimSpace(gpuWord.ReplaceAllString(r.Spec, " "))
-	if t == "" {
-		t = r.Spec
-	}
-	return t
 }

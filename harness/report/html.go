@@ -53,6 +53,8 @@ func HTML(doc Document) string {
 	w("<p class=\"counts\"><span class=\"pass\">%d pass</span><span class=\"fail\">%d fail</span><span class=\"skip\">%d skip</span><span class=\"timeout\">%d timeout</span><span class=\"error\">%d error</span> of %d results · <a href=\"#disagreements\">%d disagreements</a> · <a href=\"#failures\">%d failing targets</a></p>\n",
 		s.Pass, s.Fail, s.Skip, s.Timeout, s.Error, s.Total, len(v.disagreements), len(v.failures))
 	writeSuitesHTML(&b, doc)
+	// What needs reading comes first: the failures, then the disagreements.
+	writeFailuresHTML(&b, v)
 	w("<h2 id=\"disagreements\">Disagreements between claims and results</h2>\n")
 	if len(v.disagreements) == 0 {
 		w("<p>%s</p>\n", esc(v.noDisagreements()))
@@ -75,7 +77,6 @@ func HTML(doc Document) string {
 	}
 	writeBandwidthHTML(&b, v)
 	writePowerHTML(&b, v)
-	writeFailuresHTML(&b, v)
 	w("<h2 id=\"environment\">Environment</h2>\n<table>\n")
 	for _, row := range environment(doc) {
 		w("<tr><th>%s</th><td class=\"l\">%s</td></tr>\n", esc(row[0]), esc(row[1]))

@@ -101,15 +101,32 @@ func writePowerHTML(b *strings.Builder, v *view) {
 	if v.borrowedPower != "" {
 		fmt.Fprintf(b, "<p>%s</p>\n", esc(v.borrowedPower))
 	}
+	if len(v.powerTests) > 0 {
+		b.WriteString("<table><tr><th>check</th><th>test and placement</th><th>target</th><th>evidence</th><th>mutants</th><th>weak outcomes seen</th><th>result</th></tr>\n")
+		for _, p := range v.powerTests {
+			fmt.Fprintf(b, "<tr><td class=\"l\">%s</td><td class=\"l\">%s</td><td>%s</td><td>%s</td><td class=\"l\">%s</td><td>%s</td><td>%s</td></tr>\n",
+				esc(p.check), esc(orDash(p.variant)), esc(p.target), esc(orDash(p.class)), esc(p.mutantsText()+mutantList(p.mutants)), esc(p.seenText()), esc(p.verdict))
+		}
+		b.WriteString("</table>\n")
+	}
 	if len(v.power) == 0 {
 		return
 	}
+	fmt.Fprintf(b, "<details><summary>Every mutant and conf spec it gives power to, with its evidence (%d rows)</summary>\n", len(v.power))
 	b.WriteString("<table><tr><th>mutant</th><th>target</th><th>gives power to</th><th>weak outcome seen</th><th>conf check here (over all its mutants)</th><th>evidence</th></tr>\n")
 	for _, p := range v.power {
 		fmt.Fprintf(b, "<tr><td class=\"l\">%s</td><td>%s</td><td class=\"l\">%s</td><td>%s</td><td>%s</td><td class=\"l\">%s</td></tr>\n",
 			esc(p.mutant), esc(p.target), esc(p.conf), yesNo(p.observed), esc(p.verdict), esc(p.evidence))
 	}
-	b.WriteString("</table>\n")
+	b.WriteString("</table>\n</details>\n")
+}
+
+// mutantList is ": a ✓, b ✗" after the count of a power row, in the HTML.
+func mutantList(m []string) string {
+	if len(m) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(m, ", ")
 }
 
 func writeFailuresHTML(b *strings.Builder, v *view) {
@@ -123,7 +140,7 @@ func writeFailuresHTML(b *strings.Builder, v *view) {
 		for _, r := range g.results {
 			fmt.Fprintf(b, "<li>%s <b>%s</b> %s: %s", symbol(r.Status), esc(r.Check), esc(r.Status), esc(orDash(r.Reason)))
 			if r.Variant != "" {
-				fmt.Fprintf(b, "<br>spec: %s", esc(r.Spec)) // see writeFailuresMD
+				fmt.Fprintf(b, "<br>spec: %s (variant <code>%s</code>)", esc(r.Spec), esc(r.Variant)) // see writeFailuresMD
 			}
 			if r.Step != "" {
 				fmt.Fprintf(b, "<br>step: %s", esc(r.Step))

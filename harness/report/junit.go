@@ -148,10 +148,11 @@ func CaseName(r Result) string {
 	if (r.Target == TargetPair || r.Target == TargetTriple) && r.Link != "" {
 		name += " [" + r.Link + "]"
 	}
-	// The variant whole, GPU names included (the stored variant has holes
-	// where they were, so that results of several GPUs share a key).
-	if v := VariantName(r); v != "" {
-		name += " (" + v + ")"
+	// The variant key, not its text: the name stays the same when a spec is
+	// reworded, so a CI's history of the case goes on (the text is the
+	// "spec" property).
+	if r.Variant != "" {
+		name += " (" + r.Variant + ")"
 	}
 	return name
 }
@@ -171,6 +172,9 @@ func junitCase(doc Document, r Result) junitTestCase {
 		tc.Error = &junitError{Message: orDash(r.Reason), Type: r.Status, Description: failureBody(doc, r)}
 	}
 	props := []junitProperty{{Name: "check", Value: r.Check}, {Name: "kind", Value: r.Kind}, {Name: "target", Value: r.TargetName()}}
+	if r.Variant != "" {
+		props = append(props, junitProperty{Name: "variant", Value: r.Variant}, junitProperty{Name: "spec", Value: VariantName(r)})
+	}
 	if r.Link != "" {
 		props = append(props, junitProperty{Name: "link", Value: r.Link})
 	}

@@ -34,6 +34,8 @@ func Markdown(doc Document) string {
 		w("> **NOT A HARDWARE RESULT.** %s\n\n", warn)
 	}
 	writeSummaryMD(&b, doc)
+	// What needs reading comes first: the failures, then the disagreements.
+	writeFailuresMD(&b, v)
 	w("## Disagreements between claims and results\n\n")
 	if len(v.disagreements) == 0 {
 		w("%s\n\n", v.noDisagreements())
@@ -51,7 +53,6 @@ func Markdown(doc Document) string {
 	}
 	writeBandwidthMD(&b, v)
 	writePowerMD(&b, v)
-	writeFailuresMD(&b, v)
 	w("## Environment\n\n| | |\n|---|---|\n")
 	for _, row := range environment(doc) {
 		w("| %s | %s |\n", row[0], mdText(row[1]))

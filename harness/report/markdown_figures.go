@@ -134,12 +134,16 @@ func writePowerMD(b *strings.Builder, v *view) {
 	if v.borrowedPower != "" {
 		b.WriteString(mdText(v.borrowedPower) + "\n\n")
 	}
-	if len(v.power) == 0 {
+	if len(v.powerTests) == 0 {
 		return
 	}
-	b.WriteString("| mutant | target | gives power to | weak outcome seen | conf check here (over all its mutants) | evidence |\n|---|---|---|---|---|---|\n")
-	for _, p := range v.power {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.mutant, p.target, p.conf, yesNo(p.observed), p.verdict, mdText(p.evidence))
+	b.WriteString("One row per forbidden test and placement: the evidence class of its pass, how many of the mutants that give it power " +
+		"showed their weak outcome, and the weak outcomes they saw of the instances they ran. " +
+		"Each mutant's evidence is in conformance.json and matrix.html.\n\n")
+	b.WriteString("| check | test and placement | target | evidence | mutants | weak outcomes seen | result |\n|---|---|---|---|---|---|---|\n")
+	for _, p := range v.powerTests {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", p.check, orDash(p.variant), p.target, orDash(p.class),
+			mdText(p.mutantsText()), p.seenText(), p.verdict)
 	}
 	b.WriteString("\n")
 }
@@ -156,8 +160,8 @@ func writeFailuresMD(b *strings.Builder, v *view) {
 			fmt.Fprintf(b, "- %s **%s** %s: %s\n", symbol(r.Status), r.Check, r.Status, mdText(orDash(r.Reason)))
 			if r.Variant != "" {
 				// Several specs of this check ran here: name the one that
-				// failed by its text (the variant key has the GPUs cut out).
-				fmt.Fprintf(b, "  - spec: %s\n", mdText(r.Spec))
+				// failed by its text and its variant key.
+				fmt.Fprintf(b, "  - spec: %s (variant %s)\n", mdText(r.Spec), mdText(r.Variant))
 			}
 			if r.Step != "" {
 				fmt.Fprintf(b, "  - step: %s\n", mdText(r.Step))

@@ -16,7 +16,30 @@ const (
 	KindMetric  = "metric"  // a measured number (instances/s, GB/s, lost updates)
 	KindFinding = "finding" // an observation the documentation does not fix (an error code, undocumented behaviour)
 	KindPower   = "power"   // whether a mutant's weak outcome was seen (see docs/checks.md, kind mutant)
+	// KindError ends a spec as an error, not a verdict on the GPUs: Name
+	// says which (ErrorInconclusive), Value is the message. The harness
+	// records it and then fails the spec with the same message, so the
+	// report shows the result as an error with that message.
+	KindError = "error"
 )
+
+// ErrorInconclusive names the error of a run that could not tell: too
+// little evidence, or another program on a GPU the check needs to itself.
+const ErrorInconclusive = "inconclusive"
+
+// errorOf is the message of the entries' KindError entry, if any.
+func errorOf(entries []Entry) (string, bool) {
+	for _, e := range entries {
+		if e.Kind == KindError {
+			msg, _ := e.Value.(string)
+			if msg == "" {
+				msg = e.Name
+			}
+			return msg, true
+		}
+	}
+	return "", false
+}
 
 // Entry is one observation attached to a spec.
 type Entry struct {

@@ -6,10 +6,6 @@ package report
 import (
 	"fmt"
 	"strings"
-
-	"github.com/p2pconf/p2pconf/harness/health"
-	"github.com/p2pconf/p2pconf/harness/machine"
-	"github.com/p2pconf/p2pconf/harness/topology"
 )
 
 // Platform is the machine around the GPUs as the report records it: per GPU
@@ -42,44 +38,6 @@ type PlatformPath struct {
 	ACS string `json:"acs"`
 	// Redirects names the bridges whose ReqRedir or CmpltRedir is set.
 	Redirects []string `json:"redirects,omitempty"`
-}
-
-// SysfsRoot is where PlatformOf reads PCI configuration space ("/" on a
-// machine); tests point it at a tree of their own.
-var SysfsRoot = "/"
-
-// PlatformOf reads the platform of m's GPUs, idle (before any spec). On the
-// fake backend the PCI tree of the machine running it says nothing about
-// the simulated GPUs, so the paths say so instead.
-func PlatformOf(m *machine.Machine, fake bool) *Platform {
-	if m.Topology == nil {
-		return nil
-	}
-	p := &Platform{}
-	for _, g := range m.Topology.GPUs {
-		hp := health.ReadPlatform(g.NVML, fmt.Sprintf("GPU%d", int(g.Ordinal)), "idle when read, no copy running")
-		p.GPUs = append(p.GPUs, PlatformGPU{GPU: int(g.Ordinal), Virtualization: hp.Virtualization, Persistence: hp.Persistence,
-			MIG: hp.MIG, PCIe: hp.PCIe, PCIeWhen: hp.When, NVLinks: hp.NVLinks, Fabric: hp.Fabric})
-	}
-	gpus := m.Topology.GPUs
-	for i, a := range gpus {
-		for _, b := range gpus[i+1:] {
-			path := PlatformPath{Src: int(min(a.Ordinal, b.Ordinal)), Dst: int(max(a.Ordinal, b.Ordinal))}
-			if fake {
-				path.ACS = "unknown: simulated GPUs have no PCI bridges"
-			} else {
-				acs := topology.PairACS(SysfsRoot, a.BusID, b.BusID)
-				path.ACS = acs.String()
-				for _, br := range acs.Bridges {
-					if br.Redirects {
-						path.Redirects = append(path.Redirects, br.BDF)
-					}
-				}
-			}
-			p.Paths = append(p.Paths, path)
-		}
-	}
-	return p
 }
 
 // platformRows are the environment rows of the platform.

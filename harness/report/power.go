@@ -56,7 +56,7 @@ func powerRows(results []Result) []powerRow {
 				one := row
 				one.conf, one.verdict = e.Name+" — "+name, "conf spec not run here"
 				for _, c := range cands {
-					if names(c.Spec, []string{name}) {
+					if names(c, []string{name}) {
 						one.conf, one.verdict = withVariant(e.Name, c), confVerdict(c)
 						break
 					}
@@ -155,4 +155,141 @@ func borrowedPowerText(results []Result) string {
 		text += fmt.Sprintf("; %d found no such result in this report and are not power-gated", orphan)
 	}
 	return text + "."
+}
+
+// powerTest is one forbidden (conf) result that mutants give power to, or
+// that states a power verdict: the matrix's one row per test and
+// placement. The rows of powerRows (mutant by conf spec, with the
+// evidence) stay in conformance.json and fold in matrix.html.
+type powerTest struct {
+	check, variant, target string
+	class                  string   // evidenceClass
+	mutants                []string // their variant keys (or checks), ✓ or ✗ after each
+	showed                 int      // how many of them showed their weak outcome
+	from                   string   // the pair whose verdict it takes (PowerFrom)
+	hits, trials           uint64
+	verdict                string
+}
+
+// mutantsText is "2 of 7 showed" (of the mutants that give the row power),
+// or where the verdict comes from the link class's representative pair.
+func (p powerTest) mutantsText() string {
+	switch {
+	case p.from != "":
+		return "those of " + p.from
+	case len(p.mutants) == 0:
+		return "none ran"
+	}
+	return fmt.Sprintf("%d of %d showed", p.showed, len(p.mutants))
+}
+
+// evidenceClass names the kind of evidence that the pass of a forbidden
+// result could have failed: "weak" when a mutant of the same shape and
+// placement showed its weak outcome in this run, "none" when none did,
+// "" when the result has no power verdict.
+func evidenceClass(r Result) string {
+	switch {
+	case r.PowerShown == nil:
+		return ""
+	case *r.PowerShown:
+		return "weak"
+	}
+	return "none"
+}
+
+// powerTests lists one row per conf result that a power entry names or
+// that has a power verdict, with the mutants that name it (✓ when the
+// mutant showed its weak outcome) and the weak outcomes they saw.
+func powerTests(results []Result) []powerTest {
+	confs := map[string][]int{} // check and target -> conf results there
+	for i, r := range results {
+		if isConf(r) {
+			k := r.Check + " " + r.TargetName()
+			confs[k] = append(confs[k], i)
+		}
+	}
+	rows := map[int]*powerTest{}
+	row := func(i int) *powerTest {
+		if rows[i] == nil {
+			r := results[i]
+			rows[i] = &powerTest{check: r.Check, variant: r.Variant, target: r.TargetName(), class: evidenceClass(r),
+				from: r.PowerFrom, verdict: confVerdict(r)}
+		}
+		return rows[i]
+	}
+	for _, m := range results {
+		for _, e := range m.Entries {
+			if e.Kind != KindPower {
+				continue
+			}
+			cands := confs[e.Name+" "+m.TargetName()]
+			list := powerFor(e.Value)
+			var named []int
+			for _, i := range cands {
+				if (len(list) == 0 && len(cands) == 1) || (len(list) > 0 && names(results[i], list)) {
+					named = append(named, i)
+				}
+			}
+			seen := truthy(e.Value)
+			hits, trials := powerCounts(e.Value)
+			name := m.Check
+			if m.Variant != "" {
+				name = m.Variant
+			}
+			for _, i := range named {
+				p := row(i)
+				mark := " ✗"
+				if seen {
+					mark = " ✓"
+					p.hits += hits
+					p.showed++
+				}
+				p.trials += trials
+				p.mutants = append(p.mutants, name+mark)
+			}
+		}
+	}
+	for i, r := range results {
+		if isConf(r) && r.PowerShown != nil {
+			row(i)
+		}
+	}
+	idx := make([]int, 0, len(rows))
+	for i := range rows {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx) // results are sorted by family, check, target and variant
+	out := make([]powerTest, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, *rows[i])
+	}
+	return out
+}
+
+// powerCounts reads the hits and trials of a power value (0 where it has
+// none).
+func powerCounts(v any) (hits, trials uint64) {
+	switch x := v.(type) {
+	case PowerValue:
+		return x.Hits, x.Trials
+	case *PowerValue:
+		return x.Hits, x.Trials
+	case map[string]any:
+		if n := number(x["hits"]); n != nil {
+			hits = uint64(*n)
+		}
+		if n := number(x["trials"]); n != nil {
+			trials = uint64(*n)
+		}
+	}
+	return hits, trials
+}
+
+// seenText is "3 of 1200000" (weak outcomes of the mutants that showed
+// theirs, of the instances all of them ran), or "—" when none ran.
+func (p powerTest) seenText() string {
+	if p.trials == 0 && p.hits == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%d of %d", p.hits, p.trials)
 }

@@ -11,8 +11,9 @@ import "strings"
 // sequentially consistent shows on every correct machine.
 
 // PowerValue is the value of a power entry. For names the conf specs on the
-// mutant's target that it gives power to, by the text that ends their spec
-// names; without For the entry gives power to its check's one conf spec on
+// mutant's target that it gives power to, by their variant keys (reports
+// written before variant keys named them by the text that ends their spec
+// names, which still matches); without For the entry gives power to its check's one conf spec on
 // the target (and to none where the check has several there).
 type PowerValue struct {
 	Observed bool     `json:"observed"`
@@ -72,10 +73,11 @@ func powerFor(v any) []string {
 	return out
 }
 
-// names reports whether a spec's text ends with one of the named texts.
-func names(spec string, named []string) bool {
+// names reports whether a power entry names result r: by its variant key,
+// or by the text its spec name ends with (older reports).
+func names(r Result, named []string) bool {
 	for _, n := range named {
-		if n != "" && strings.HasSuffix(spec, n) {
+		if n != "" && (n == r.Variant || strings.HasSuffix(r.Spec, n)) {
 			return true
 		}
 	}
@@ -114,7 +116,7 @@ func attributePower(results []Result) {
 				continue
 			}
 			for _, i := range confs[k] {
-				if names(results[i].Spec, list) {
+				if names(results[i], list) {
 					named[i] = named[i] || seen
 				}
 			}
@@ -151,8 +153,8 @@ func fromLinkClass(r Result) bool {
 }
 
 // linkClassPower gives each result that leaves its power verdict to its
-// link class the verdict of the same spec (check and variant, which name
-// the test and its placement by role, not by GPU) on a pair of the same
+// link class the verdict of the same spec (check and variant key, which
+// name the test and its placement by role, not by GPU) on a pair of the same
 // link whose own mutants ran: the one in the same direction (source below
 // destination or above it) if there is one, else the other. PowerFrom
 // names that pair. Without such a pair in the document the verdict is

@@ -145,3 +145,37 @@ func show(b *bool) string {
 	}
 	return "false"
 }
+
+// TestPowerTestRows: the matrix's power table has one row per forbidden
+// spec that mutants name (by variant key) or that has a verdict, counting
+// the mutants that showed and the weak outcomes they saw.
+func TestPowerTestRows(t *testing.T) {
+	g := 0
+	conf := func(variant string) Result {
+		return Result{Check: "ordering.litmus", Kind: "conf", Target: "gpu", GPU: &g, Status: StatusPass, Spec: "ordering: " + variant, Variant: variant}
+	}
+	mutant := func(variant string, v PowerValue) Result {
+		return Result{Check: "ordering.litmus", Kind: "mutant", Target: "gpu", GPU: &g, Status: StatusPass, Variant: variant,
+			Entries: []Entry{powerEntry("ordering.litmus", v)}}
+	}
+	rs := roundTrip(t, []Result{
+		conf("mp-rel-sys-acq-sys-ctas"),
+		conf("sb-f-sc-sys-ctas"),
+		conf("corr-rlx-sys-ctas"),
+		mutant("mp-rlx-sys-ctas", PowerValue{Observed: true, Hits: 3, Trials: 90, For: []string{"mp-rel-sys-acq-sys-ctas"}}),
+		mutant("mp-rel-cta-acq-cta-ctas", PowerValue{Observed: false, Trials: 10, For: []string{"mp-rel-sys-acq-sys-ctas"}}),
+		mutant("sb-rlx-sys-ctas", PowerValue{Observed: false, Trials: 50, For: []string{"sb-f-sc-sys-ctas"}}),
+	})
+	applyPower(rs)
+	rows := powerTests(rs)
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want one per named forbidden spec: %+v", len(rows), rows)
+	}
+	mp, sb := rows[0], rows[1]
+	if mp.variant != "mp-rel-sys-acq-sys-ctas" || mp.class != "weak" || mp.mutantsText() != "1 of 2 showed" || mp.seenText() != "3 of 100" || mp.verdict != "power-gated pass" {
+		t.Errorf("MP row %+v (%q, %q)", mp, mp.mutantsText(), mp.seenText())
+	}
+	if sb.variant != "sb-f-sc-sys-ctas" || sb.class != "none" || sb.mutantsText() != "0 of 1 showed" || sb.seenText() != "0 of 50" || sb.verdict != "pass, no power shown" {
+		t.Errorf("SB row %+v (%q, %q)", sb, sb.mutantsText(), sb.seenText())
+	}
+}

@@ -104,8 +104,11 @@ type Result struct {
 	// GPUs are a triple's three GPUs in role order, for Target triple.
 	GPUs []int  `json:"gpus,omitempty"`
 	Link string `json:"link,omitempty"`
-	// Variant tells apart several specs of one check on one target; empty
-	// when the check has one spec per target (the usual case).
+	// Variant is the spec's declared variant key (its variant: label, such
+	// as "4-kib-no-peer"): it tells apart several specs of one check on one
+	// target and stays the same on every GPU or pair and when the spec's
+	// text is reworded. Empty when the spec declares none (a check with one
+	// spec per target, the usual case).
 	Variant string `json:"variant,omitempty"`
 	Status  string `json:"status"`
 	// Reason is one line: the skip reason ("needs X (found Y)") or the first

@@ -5,7 +5,6 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -57,24 +56,16 @@ func bytesText(n uint64) string {
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
 
-// variantCopy matches the " #2" Disambiguate adds to a repeated variant.
-var variantCopy = regexp.MustCompile(` #\d+$`)
-
-// VariantName is the whole text of a result's variant: its spec text with
-// the GPU names the stored Variant leaves out ("hands data from GPU0 to
-// GPU1", not "hands data from to"), without the leading "<suite>: ". It is
-// "" for a check with one spec per target. The stored Variant stays the
-// result's key, so runs recorded before keep matching.
+// VariantName is the display text of a result's variant: its spec text,
+// GPU names included, without the leading "<suite>: ". It is "" for a
+// result without a variant. The variant key (Result.Variant) is what keys,
+// diffs and reproducers use.
 func VariantName(r Result) string {
 	if r.Variant == "" {
 		return ""
 	}
-	spec := strings.TrimSpace(strings.TrimPrefix(r.Spec, r.Family+": "))
-	if spec == "" {
-		return r.Variant
+	if spec := strings.TrimSpace(strings.TrimPrefix(r.Spec, r.Family+": ")); spec != "" {
+		return spec
 	}
-	if n := variantCopy.FindString(r.Variant); n != "" && !strings.HasSuffix(spec, n) {
-		spec += n
-	}
-	return spec
+	return r.Variant
 }

@@ -17,8 +17,11 @@ import (
 // knows): the GinkgoWriter output interleaved with the failures, steps,
 // node events, report entries and progress reports, in the order they
 // happened. It goes under the failure in conformance.json and JUnit.
-func renderTimeline(sr SpecReport) string {
-	t := &timelineWriter{lastNewline: true}
+//
+// A spec that ended as an error on purpose (KindError) shows [ERROR] where
+// Ginkgo says it failed.
+func renderTimeline(sr SpecReport, isError bool) string {
+	t := &timelineWriter{lastNewline: true, isError: isError}
 	t.spec(sr)
 	return t.b.String()
 }
@@ -39,6 +42,7 @@ var colorCode = regexp.MustCompile(`{{(/|bold|underline|red|orange|coral|magenta
 type timelineWriter struct {
 	b           strings.Builder
 	lastNewline bool
+	isError     bool
 }
 
 // event is one timeline entry; exactly one field is set.
@@ -144,7 +148,11 @@ func plain(s string) string { return colorCode.ReplaceAllString(s, "") }
 func stamp(tm time.Time) string { return tm.Format(timeFormat) }
 
 func (t *timelineWriter) failure(level int, state SpecState, f Failure, withAdditional bool) {
-	t.block(indent(level, fmt.Sprintf("[%s] %s", strings.ToUpper(state.String()), f.Message)))
+	label := strings.ToUpper(state.String())
+	if t.isError && state == SpecFailed {
+		label = "ERROR"
+	}
+	t.block(indent(level, fmt.Sprintf("[%s] %s", label, f.Message)))
 	t.block(indent(level, fmt.Sprintf("In [%s] at: %s @ %s\n", f.FailureNodeType, f.Location, stamp(f.TimelineLocation.Time))))
 	if f.ForwardedPanic != "" {
 		t.block("\n")

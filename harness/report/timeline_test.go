@@ -86,7 +86,7 @@ func TestTimelineMatchesGinkgo(t *testing.T) {
 
 	for name, sr := range map[string]types.SpecReport{"timed out": timedOut, "retried": retried, "suite node": noEvents} {
 		want := reporters.RenderTimeline(sr, true)
-		got := renderTimeline(own(t, types.Report{SpecReports: types.SpecReports{sr}}).SpecReports[0])
+		got := renderTimeline(own(t, types.Report{SpecReports: types.SpecReports{sr}}).SpecReports[0], false)
 		if got != want {
 			t.Errorf("%s: the timeline differs from Ginkgo's\n--- got:\n%s\n--- Ginkgo:\n%s", name, got, want)
 		}

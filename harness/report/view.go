@@ -21,6 +21,7 @@ type view struct {
 	failures      []failureGroup
 	bandwidth     []*bwSeries
 	power         []powerRow
+	powerTests    []powerTest
 	borrowedPower string // borrowedPowerText
 }
 
@@ -117,6 +118,7 @@ func newView(doc Document) *view {
 		}
 	}
 	v.power = powerRows(doc.Results)
+	v.powerTests = powerTests(doc.Results)
 	v.borrowedPower = borrowedPowerText(doc.Results)
 	v.disagreements = disagreements(doc, v.pairs)
 	v.failures = failureGroups(doc.Results)

@@ -264,17 +264,24 @@ static void expect_no_access(const struct helper_rep *rep, const char *what) {
 `
 
 func init() {
+	// The names and variant keys are the suite's (suites/access).
 	copySizes := []struct {
-		name  string
-		words int
-	}{{"4 B", 1}, {"4 KiB + 12 B", 1024 + 3}, {"64 MiB", 16 << 20}}
+		name, key string
+		words     int
+	}{{"4 B", "4b", 1}, {"4 KiB + 12 B", "4kib-12b", 1024 + 3}, {"64 MiB", "64mib", 16 << 20}}
 	boundary := []struct {
-		name           string
+		name, key      string
 		bytes          uint64
 		srcOff, dstOff uint64
 	}{
-		{"64 MiB + 4 KiB + 7 B at byte offsets 3→7", 64<<20 + 4<<10 + 7, 3, 7},
-		{"4 GiB + 12 B", 4<<30 + 12, 0, 0},
+		{"64 MiB + 4 KiB + 7 B at byte offsets 3→7", "64mib-4kib-7b-at-3-7", 64<<20 + 4<<10 + 7, 3, 7},
+		{"4 GiB + 12 B", "4gib-12b", 4<<30 + 12, 0, 0},
+	}
+	copyMode := func(peer bool) string {
+		if peer {
+			return "peer"
+		}
+		return "no-peer"
 	}
 
 	register("access.peer-copy", recipe{basic: true, helpers: accessHelpers, timeout: specTimeout,
@@ -286,6 +293,7 @@ func init() {
 					s := seed("access.peer-copy", t.ID(), size.name, mode)
 					out = append(out, spec{
 						name: fmt.Sprintf("cuMemcpyPeerAsync moves %s GPU%d→GPU%d and GPU%d→GPU%d exactly, %s", size.name, t.A, t.B, t.B, t.A, mode),
+						key:  size.key + "-" + copyMode(peer),
 						code: peerPrologue(peer) + fmt.Sprintf("peer_copy(A, B, %d, %dull, %s);\npeer_copy(B, A, %d, %dull, %s);\n",
 							size.words, s, cString(mode), size.words, s+1, cString(mode)) + peerEpilogue(peer),
 					})
@@ -297,6 +305,7 @@ func init() {
 					s := seed("access.peer-copy", t.ID(), c.name, mode)
 					out = append(out, spec{
 						name: fmt.Sprintf("cuMemcpyPeerAsync moves %s GPU%d→GPU%d and GPU%d→GPU%d exactly, %s", c.name, t.A, t.B, t.B, t.A, mode),
+						key:  c.key + "-" + copyMode(peer),
 						code: fmt.Sprintf("struct layout l = layout_of(%dull, %d, %d);\n", c.bytes, c.srcOff, c.dstOff) +
 							fmt.Sprintf("if (!has_free_memory(A, 2 * layout_need(l), %s) || !has_free_memory(B, 2 * layout_need(l), %s)) return;\n",
 								cString("a copy of "+c.name+" each way"), cString("a copy of "+c.name+" each way")) +
@@ -316,6 +325,7 @@ func init() {
 			for _, c := range boundary {
 				out = append(out, spec{
 					name: fmt.Sprintf("cuMemcpyAsync moves %s within GPU%d exactly", c.name, t.A),
+					key:  c.key,
 					code: fmt.Sprintf("struct layout l = layout_of(%dull, %d, %d);\n", c.bytes, c.srcOff, c.dstOff) +
 						fmt.Sprintf("if (!has_free_memory(A, 2 * layout_need(l), %s)) return;\n", cString("a copy of "+c.name+" within it")) +
 						fmt.Sprintf("step(\"copying %s within GPU%d\");\nboundary_copy(A, A, l, %dull, 0, \"cuMemcpyAsync\");\n",

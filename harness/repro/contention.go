@@ -441,6 +441,7 @@ func init() {
 			for _, op := range kernels.ContendOps {
 				out = append(out, spec{
 					name: fmt.Sprintf("atom.%s.sys stays exact (every SM of GPU%d)", op.Name, t.A),
+					key:  op.Key(),
 					code: contentionOp(op) + `struct ct_side s = ct_side_for(A, &op);
 s.grid *= 2; /* two CTAs per SM: the baseline has as many threads as a pair run */
 char from[96];
@@ -459,6 +460,7 @@ if (ct_run(&op, A, &s, 1, 0, from, text, sizeof text) != 0)
 				cop, ct := cudaOp(op)
 				out = append(out, spec{
 					name: fmt.Sprintf("atom.%s.sys stays exact (GPU%d and GPU%d on GPU%d's memory)", op.Name, t.A, t.B, t.A),
+					key:  op.Key(),
 					code: contentionOp(op) + fmt.Sprintf(`char found[256];
 need_peer_access(B, A);
 if (!advertised(B, A, %d, 0x%xu, NULL, found, sizeof found)) {

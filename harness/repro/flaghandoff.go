@@ -94,25 +94,26 @@ static void flag_handoff(int home, unsigned wmode, unsigned rmode, const char *w
 
 func init() {
 	type variant struct {
-		what           string
+		what, key      string // the suite's text and variant key (suites/ordering)
 		writer, reader kernels.MPMode
 	}
 	conf := []variant{
-		{"st.release.sys and ld.acquire.sys on the flag", kernels.MPReleaseAcquire, kernels.MPReleaseAcquire},
-		{"fence.acq_rel.sys around relaxed .sys flag accesses", kernels.MPFenceAcqRel, kernels.MPFenceAcqRel},
-		{"fence.sc.sys around relaxed .sys flag accesses", kernels.MPFenceSC, kernels.MPFenceSC},
+		{"st.release.sys and ld.acquire.sys on the flag", "rel-acq", kernels.MPReleaseAcquire, kernels.MPReleaseAcquire},
+		{"fence.acq_rel.sys around relaxed .sys flag accesses", "fence-acq-rel", kernels.MPFenceAcqRel, kernels.MPFenceAcqRel},
+		{"fence.sc.sys around relaxed .sys flag accesses", "fence-sc", kernels.MPFenceSC, kernels.MPFenceSC},
 	}
 	register("ordering.flag-handoff-sys", recipe{ptx: kernels.MPWrite.PTX, helpers: orderingHelpers + flagHandoffHelpers, timeout: specTimeout / 2,
 		specs: func(t Target) []spec {
 			var out []spec
 			for _, v := range conf {
 				for _, home := range []int{t.A, t.B} {
-					homeName := "A"
+					homeName, in := "A", "writer"
 					if home == t.B {
-						homeName = "B"
+						homeName, in = "B", "reader"
 					}
 					out = append(out, spec{
 						name: fmt.Sprintf("hands data from GPU%d to GPU%d with %s, data and flags in GPU%d's memory", t.A, t.B, v.what, home),
+						key:  v.key + "-in-" + in,
 						code: fmt.Sprintf("flag_handoff(%s, %du, %du, %s);\n", homeName, v.writer, v.reader, cString(v.what)),
 					})
 				}

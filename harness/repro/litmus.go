@@ -14,19 +14,19 @@ import (
 // threads each GPU plays) and the test's outcome model, one entry per
 // histogram bin.
 type litmusCase struct {
-	Name, Test, Target, Entry string
-	Pair                      bool // on two GPUs (else on GPU A, perhaps with the host)
-	Link                      bool // runs to the link target: with the host or across the pair
-	HostRMW, PeerRMW          bool // a read-modify-write on host memory, or on the other GPU's
-	Regs                      int
-	Polled                    bool
-	Homes                     []int    // per location: 0 GPU A, 1 GPU B, -1 pinned host memory
-	Roles                     [2][]int // the threads GPU A and GPU B play
-	HostRoles                 []int    // the threads the host plays
-	Threads                   [][]litmusOp
-	Classes                   string   // per bin: T target, S sequential, I interleaved, W other weak, X impossible
-	Flags                     string   // per bin: 1 when every poll read the value it waits for
-	Texts                     []string // per bin: the outcome, "r0=1 r1=0"
+	Name, Key, Test, Target, Entry string // Key: the spec's variant key
+	Pair                           bool   // on two GPUs (else on GPU A, perhaps with the host)
+	Link                           bool   // runs to the link target: with the host or across the pair
+	HostRMW, PeerRMW               bool   // a read-modify-write on host memory, or on the other GPU's
+	Regs                           int
+	Polled                         bool
+	Homes                          []int    // per location: 0 GPU A, 1 GPU B, -1 pinned host memory
+	Roles                          [2][]int // the threads GPU A and GPU B play
+	HostRoles                      []int    // the threads the host plays
+	Threads                        [][]litmusOp
+	Classes                        string   // per bin: T target, S sequential, I interleaved, W other weak, X impossible
+	Flags                          string   // per bin: 1 when every poll read the value it waits for
+	Texts                          []string // per bin: the outcome, "r0=1 r1=0"
 }
 
 // litmusOp is a litmus.Op, for the host side: Kind 0 load, 1 store, 2
@@ -533,7 +533,7 @@ run_litmus(&c, %du);
 			roles[0], roles[1], len(c.Roles[0]), len(c.Roles[1]), packRoles(c.HostRoles), len(c.HostRoles),
 			strings.Join(ops, ", "), strings.Join(nops, ", "),
 			cString(c.Classes), cString(c.Flags), c.Entry, seed32("ordering.litmus", name))
-		out = append(out, spec{name: name, decls: decls, code: code})
+		out = append(out, spec{name: name, key: c.Key, decls: decls, code: code})
 	}
 	return out
 }

@@ -8,643 +8,625 @@ package repro
 // litmusCases are the forbidden litmus cases of harness/litmus between CTAs
 // of one GPU and across an ordered pair, in the suite's order.
 var litmusCases = []litmusCase{
-	{Name: "MP rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-ctas", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.ar.sys+rlx.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.ar.sys+rlx.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-ctas", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.sc.sys+rlx.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.sc.sys+rlx.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-ctas", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_gpu_acq_gpu", Regs: 2, Polled: true,
+	{Name: "MP rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-gpu-acq-gpu-ctas", Test: "MP rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_gpu_acq_gpu", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP exch.rel.sys/cas.acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP exch.rel.sys/cas.acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-ctas", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP weak flag+F.sc.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
+	{Name: "MP weak flag+F.sc.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-ctas", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB F.sc.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
+	{Name: "SB F.sc.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-ctas", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB F.sc.gpu between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB F.sc.gpu", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_F_sc_gpu", Regs: 2, Polled: false,
+	{Name: "SB F.sc.gpu between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-gpu-ctas", Test: "SB F.sc.gpu", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_F_sc_gpu", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB atom.acq_rel.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
+	{Name: "SB atom.acq_rel.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-atom-acq-rel-sys-ctas", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB acq.sys/rel.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
+	{Name: "LB acq.sys/rel.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-sys-rel-sys-ctas", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB one way rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
+	{Name: "LB one way rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-ctas", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB acq.gpu/rel.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB acq.gpu/rel.gpu", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_acq_gpu_rel_gpu", Regs: 2, Polled: false,
+	{Name: "LB acq.gpu/rel.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-gpu-rel-gpu-ctas", Test: "LB acq.gpu/rel.gpu", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_acq_gpu_rel_gpu", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB F.ar.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
+	{Name: "LB F.ar.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-f-ar-sys-ctas", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoRR rlx.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoRR rlx.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-sys-ctas", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoRR rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Test: "CoRR rlx.gpu", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_CoRR_rlx_gpu", Regs: 2, Polled: false,
+	{Name: "CoRR rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-gpu-ctas", Test: "CoRR rlx.gpu", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_CoRR_rlx_gpu", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoWR rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=1", Test: "CoWR rlx.sys", Target: "r0=2 ∧ x=1", Pair: false, Entry: "litmus_CoWR_rlx_sys", Regs: 1, Polled: false,
+	{Name: "CoWR rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=1", Key: "cowr-rlx-sys-ctas", Test: "CoWR rlx.sys", Target: "r0=2 ∧ x=1", Pair: false, Entry: "litmus_CoWR_rlx_sys", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXWSTXWSIXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoWR rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=1", Test: "CoWR rlx.gpu", Target: "r0=2 ∧ x=1", Pair: false, Entry: "litmus_CoWR_rlx_gpu", Regs: 1, Polled: false,
+	{Name: "CoWR rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=1", Key: "cowr-rlx-gpu-ctas", Test: "CoWR rlx.gpu", Target: "r0=2 ∧ x=1", Pair: false, Entry: "litmus_CoWR_rlx_gpu", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXWSTXWSIXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoRW rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=2", Test: "CoRW rlx.sys", Target: "r0=2 ∧ x=2", Pair: false, Entry: "litmus_CoRW_rlx_sys", Regs: 1, Polled: false,
+	{Name: "CoRW rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=2", Key: "corw-rlx-sys-ctas", Test: "CoRW rlx.sys", Target: "r0=2 ∧ x=2", Pair: false, Entry: "litmus_CoRW_rlx_sys", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoRW rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=2", Test: "CoRW rlx.gpu", Target: "r0=2 ∧ x=2", Pair: false, Entry: "litmus_CoRW_rlx_gpu", Regs: 1, Polled: false,
+	{Name: "CoRW rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=2", Key: "corw-rlx-gpu-ctas", Test: "CoRW rlx.gpu", Target: "r0=2 ∧ x=2", Pair: false, Entry: "litmus_CoRW_rlx_gpu", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoWW rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-sys-ctas", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
-	{Name: "CoWW rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.gpu", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_gpu", Regs: 2, Polled: false,
+	{Name: "CoWW rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-gpu-ctas", Test: "CoWW rlx.gpu", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_gpu", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
-	{Name: "atomicity atom.add.rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ x=1", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
+	{Name: "atomicity atom.add.rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-ctas", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
-	{Name: "atomicity atom.add.rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=0 ∧ x=1", Test: "atomicity atom.add.rlx.gpu", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_gpu", Regs: 1, Polled: false,
+	{Name: "atomicity atom.add.rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-gpu-ctas", Test: "atomicity atom.add.rlx.gpu", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_gpu", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
-	{Name: "lost-update atom.add.rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Test: "lost-update atom.add.rlx.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_lost_update_atom_add_rlx_sys", Regs: 2, Polled: false,
+	{Name: "lost-update atom.add.rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "lost-update-atom-add-rlx-sys-ctas", Test: "lost-update atom.add.rlx.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_lost_update_atom_add_rlx_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TWWXWWWXWWWXXXXXTWWXWWWXWWWXXXXXTSWXSWWXWWWXXXXXXXXXXXXXXXXXXXXX", Flags: "0000000000000000000000000000000000000000000000000000000000000000",
 		Texts: []string{"r0=0 r1=0 x=0", "r0=1 r1=0 x=0", "r0=2 r1=0 x=0", "r0>2 r1=0 x=0", "r0=0 r1=1 x=0", "r0=1 r1=1 x=0", "r0=2 r1=1 x=0", "r0>2 r1=1 x=0", "r0=0 r1=2 x=0", "r0=1 r1=2 x=0", "r0=2 r1=2 x=0", "r0>2 r1=2 x=0", "r0=0 r1>2 x=0", "r0=1 r1>2 x=0", "r0=2 r1>2 x=0", "r0>2 r1>2 x=0", "r0=0 r1=0 x=1", "r0=1 r1=0 x=1", "r0=2 r1=0 x=1", "r0>2 r1=0 x=1", "r0=0 r1=1 x=1", "r0=1 r1=1 x=1", "r0=2 r1=1 x=1", "r0>2 r1=1 x=1", "r0=0 r1=2 x=1", "r0=1 r1=2 x=1", "r0=2 r1=2 x=1", "r0>2 r1=2 x=1", "r0=0 r1>2 x=1", "r0=1 r1>2 x=1", "r0=2 r1>2 x=1", "r0>2 r1>2 x=1", "r0=0 r1=0 x=2", "r0=1 r1=0 x=2", "r0=2 r1=0 x=2", "r0>2 r1=0 x=2", "r0=0 r1=1 x=2", "r0=1 r1=1 x=2", "r0=2 r1=1 x=2", "r0>2 r1=1 x=2", "r0=0 r1=2 x=2", "r0=1 r1=2 x=2", "r0=2 r1=2 x=2", "r0>2 r1=2 x=2", "r0=0 r1>2 x=2", "r0=1 r1>2 x=2", "r0=2 r1>2 x=2", "r0>2 r1>2 x=2", "r0=0 r1=0 x>2", "r0=1 r1=0 x>2", "r0=2 r1=0 x>2", "r0>2 r1=0 x>2", "r0=0 r1=1 x>2", "r0=1 r1=1 x>2", "r0=2 r1=1 x>2", "r0>2 r1=1 x>2", "r0=0 r1=2 x>2", "r0=1 r1=2 x>2", "r0=2 r1=2 x>2", "r0>2 r1=2 x>2", "r0=0 r1>2 x>2", "r0=1 r1>2 x>2", "r0=2 r1>2 x>2", "r0>2 r1>2 x>2"}},
-	{Name: "lost-update atom.add.rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Test: "lost-update atom.add.rlx.gpu", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_lost_update_atom_add_rlx_gpu", Regs: 2, Polled: false,
+	{Name: "lost-update atom.add.rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "lost-update-atom-add-rlx-gpu-ctas", Test: "lost-update atom.add.rlx.gpu", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_lost_update_atom_add_rlx_gpu", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TWWXWWWXWWWXXXXXTWWXWWWXWWWXXXXXTSWXSWWXWWWXXXXXXXXXXXXXXXXXXXXX", Flags: "0000000000000000000000000000000000000000000000000000000000000000",
 		Texts: []string{"r0=0 r1=0 x=0", "r0=1 r1=0 x=0", "r0=2 r1=0 x=0", "r0>2 r1=0 x=0", "r0=0 r1=1 x=0", "r0=1 r1=1 x=0", "r0=2 r1=1 x=0", "r0>2 r1=1 x=0", "r0=0 r1=2 x=0", "r0=1 r1=2 x=0", "r0=2 r1=2 x=0", "r0>2 r1=2 x=0", "r0=0 r1>2 x=0", "r0=1 r1>2 x=0", "r0=2 r1>2 x=0", "r0>2 r1>2 x=0", "r0=0 r1=0 x=1", "r0=1 r1=0 x=1", "r0=2 r1=0 x=1", "r0>2 r1=0 x=1", "r0=0 r1=1 x=1", "r0=1 r1=1 x=1", "r0=2 r1=1 x=1", "r0>2 r1=1 x=1", "r0=0 r1=2 x=1", "r0=1 r1=2 x=1", "r0=2 r1=2 x=1", "r0>2 r1=2 x=1", "r0=0 r1>2 x=1", "r0=1 r1>2 x=1", "r0=2 r1>2 x=1", "r0>2 r1>2 x=1", "r0=0 r1=0 x=2", "r0=1 r1=0 x=2", "r0=2 r1=0 x=2", "r0>2 r1=0 x=2", "r0=0 r1=1 x=2", "r0=1 r1=1 x=2", "r0=2 r1=1 x=2", "r0>2 r1=1 x=2", "r0=0 r1=2 x=2", "r0=1 r1=2 x=2", "r0=2 r1=2 x=2", "r0>2 r1=2 x=2", "r0=0 r1>2 x=2", "r0=1 r1>2 x=2", "r0=2 r1>2 x=2", "r0>2 r1>2 x=2", "r0=0 r1=0 x>2", "r0=1 r1=0 x>2", "r0=2 r1=0 x>2", "r0>2 r1=0 x>2", "r0=0 r1=1 x>2", "r0=1 r1=1 x>2", "r0=2 r1=1 x>2", "r0>2 r1=1 x>2", "r0=0 r1=2 x>2", "r0=1 r1=2 x>2", "r0=2 r1=2 x>2", "r0>2 r1=2 x>2", "r0=0 r1>2 x>2", "r0=1 r1>2 x>2", "r0=2 r1>2 x>2", "r0>2 r1>2 x>2"}},
-	{Name: "WRC rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "WRC rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-ctas", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "WRC rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "WRC rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_rel_gpu_acq_gpu", Regs: 3, Polled: true,
+	{Name: "WRC rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-gpu-acq-gpu-ctas", Test: "WRC rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_rel_gpu_acq_gpu", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-ctas", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 hop 1 .gpu, hop 2 .sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 hop 1 .gpu, hop 2 .sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-gpu-hop-2-sys-ctas", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 hop 1 .sys, hop 2 .gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 hop 1 .sys, hop 2 .gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_sys_hop_2_gpu", Regs: 3, Polled: true,
+	{Name: "ISA2 hop 1 .sys, hop 2 .gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-sys-hop-2-gpu-ctas", Test: "ISA2 hop 1 .sys, hop 2 .gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_sys_hop_2_gpu", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "MP once rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP once rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_once_rel_gpu_acq_gpu", Regs: 2, Polled: true,
-		Link: false, HostRMW: false, PeerRMW: false,
-		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
-		Classes: "STXISXXXX", Flags: "010010010",
-		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "WRC once rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "WRC once rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_once_rel_gpu_acq_gpu", Regs: 3, Polled: true,
-		Link: false, HostRMW: false, PeerRMW: false,
-		Homes: []int{0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
-		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
-		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 once rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 once rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_once_rel_gpu_acq_gpu", Regs: 3, Polled: true,
-		Link: false, HostRMW: false, PeerRMW: false,
-		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
-		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
-		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "MP rel.sys/acq.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP rel.sys/acq.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-host-gh", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP rel.sys/acq.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP rel.sys/acq.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-host-hg", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.ar.sys+rlx.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.ar.sys+rlx.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-host-gh", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.ar.sys+rlx.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.ar.sys+rlx.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-host-hg", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.sc.sys+rlx.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.sc.sys+rlx.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-host-gh", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.sc.sys+rlx.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.sc.sys+rlx.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-host-hg", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP exch.rel.sys/cas.acq.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP exch.rel.sys/cas.acq.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-host-gh", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: true, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP exch.rel.sys/cas.acq.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP exch.rel.sys/cas.acq.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-host-hg", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: true, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB F.sc.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
+	{Name: "SB F.sc.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-host-gh", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoRR rlx.sys with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoRR rlx.sys with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-sys-host-hg", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoWW rlx.sys with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW rlx.sys with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-sys-host-hg", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
-	{Name: "atomicity atom.add.rlx.sys with T0 on {A}, T1 on the host and x in pinned host memory never shows the forbidden outcome r0=0 ∧ x=1", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
+	{Name: "atomicity atom.add.rlx.sys with T0 on {A}, T1 on the host and x in pinned host memory never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-host-gh", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: true, PeerRMW: false,
 		Homes: []int{-1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
-	{Name: "WRC rel.sys/acq.sys with T0 on {A}, T1 on {A}, T2 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "WRC rel.sys/acq.sys with T0 on {A}, T1 on {A}, T2 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-host-ggh", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{2},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 rel.sys/acq.sys with T0 on {A}, T1 on {A}, T2 on the host and x,z in pinned host memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 rel.sys/acq.sys with T0 on {A}, T1 on {A}, T2 on the host and x,z in pinned host memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-host-ggh", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, 0, -1}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{2},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 hop 1 .gpu, hop 2 .sys with T0 on {A}, T1 on {A}, T2 on the host and x,z in pinned host memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 hop 1 .gpu, hop 2 .sys with T0 on {A}, T1 on {A}, T2 on the host and x,z in pinned host memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-gpu-hop-2-sys-host-ggh", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, 0, -1}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{2},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-pair-ab-aa", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-pair-ab-bb", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-pair-ab-ab", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-pair-ab-ba", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-pair-ab-aa", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-pair-ab-bb", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-pair-ab-ab", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-pair-ab-ba", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-pair-ab-aa", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-pair-ab-bb", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-pair-ab-ab", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
+	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-pair-ab-ba", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-pair-ab-aa", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-pair-ab-bb", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-pair-ab-ab", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
+	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-pair-ab-ba", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
+	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-pair-ab-aa", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
+	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-pair-ab-bb", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
+	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-pair-ab-ab", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
+	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-pair-ab-ba", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
+	{Name: "SB F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-pair-ab-aa", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
+	{Name: "SB F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-pair-ab-ab", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
+	{Name: "SB F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-pair-ab-ba", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB atom.acq_rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
+	{Name: "SB atom.acq_rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-atom-acq-rel-sys-pair-ab-aa", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB atom.acq_rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
+	{Name: "SB atom.acq_rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-atom-acq-rel-sys-pair-ab-ab", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "SB atom.acq_rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
+	{Name: "SB atom.acq_rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-atom-acq-rel-sys-pair-ab-ba", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB acq.sys/rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
+	{Name: "LB acq.sys/rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-sys-rel-sys-pair-ab-aa", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB acq.sys/rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
+	{Name: "LB acq.sys/rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-sys-rel-sys-pair-ab-ab", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB acq.sys/rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
+	{Name: "LB acq.sys/rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-sys-rel-sys-pair-ab-ba", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
+	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-pair-ab-aa", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
+	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-pair-ab-bb", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
+	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-pair-ab-ab", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
+	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-pair-ab-ba", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB F.ar.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
+	{Name: "LB F.ar.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-f-ar-sys-pair-ab-aa", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB F.ar.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
+	{Name: "LB F.ar.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-f-ar-sys-pair-ab-ab", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "LB F.ar.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
+	{Name: "LB F.ar.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-f-ar-sys-pair-ab-ba", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoRR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoRR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-sys-pair-ab-a", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoRR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoRR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-sys-pair-ab-b", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoWR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ x=1", Test: "CoWR rlx.sys", Target: "r0=2 ∧ x=1", Pair: true, Entry: "litmus_CoWR_rlx_sys", Regs: 1, Polled: false,
+	{Name: "CoWR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ x=1", Key: "cowr-rlx-sys-pair-ab-a", Test: "CoWR rlx.sys", Target: "r0=2 ∧ x=1", Pair: true, Entry: "litmus_CoWR_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXWSTXWSIXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoWR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ x=1", Test: "CoWR rlx.sys", Target: "r0=2 ∧ x=1", Pair: true, Entry: "litmus_CoWR_rlx_sys", Regs: 1, Polled: false,
+	{Name: "CoWR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ x=1", Key: "cowr-rlx-sys-pair-ab-b", Test: "CoWR rlx.sys", Target: "r0=2 ∧ x=1", Pair: true, Entry: "litmus_CoWR_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXWSTXWSIXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoRW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ x=2", Test: "CoRW rlx.sys", Target: "r0=2 ∧ x=2", Pair: true, Entry: "litmus_CoRW_rlx_sys", Regs: 1, Polled: false,
+	{Name: "CoRW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ x=2", Key: "corw-rlx-sys-pair-ab-a", Test: "CoRW rlx.sys", Target: "r0=2 ∧ x=2", Pair: true, Entry: "litmus_CoRW_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoRW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ x=2", Test: "CoRW rlx.sys", Target: "r0=2 ∧ x=2", Pair: true, Entry: "litmus_CoRW_rlx_sys", Regs: 1, Polled: false,
+	{Name: "CoRW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ x=2", Key: "corw-rlx-sys-pair-ab-b", Test: "CoRW rlx.sys", Target: "r0=2 ∧ x=2", Pair: true, Entry: "litmus_CoRW_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoWW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-sys-pair-ab-a", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
-	{Name: "CoWW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-sys-pair-ab-b", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
-	{Name: "atomicity atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=0 ∧ x=1", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: true, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
+	{Name: "atomicity atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-pair-ab-a", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: true, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
-	{Name: "atomicity atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=0 ∧ x=1", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: true, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
+	{Name: "atomicity atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-pair-ab-b", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: true, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
-	{Name: "lost-update atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Test: "lost-update atom.add.rlx.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_lost_update_atom_add_rlx_sys", Regs: 2, Polled: false,
+	{Name: "lost-update atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "lost-update-atom-add-rlx-sys-pair-ab-a", Test: "lost-update atom.add.rlx.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_lost_update_atom_add_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "TWWXWWWXWWWXXXXXTWWXWWWXWWWXXXXXTSWXSWWXWWWXXXXXXXXXXXXXXXXXXXXX", Flags: "0000000000000000000000000000000000000000000000000000000000000000",
 		Texts: []string{"r0=0 r1=0 x=0", "r0=1 r1=0 x=0", "r0=2 r1=0 x=0", "r0>2 r1=0 x=0", "r0=0 r1=1 x=0", "r0=1 r1=1 x=0", "r0=2 r1=1 x=0", "r0>2 r1=1 x=0", "r0=0 r1=2 x=0", "r0=1 r1=2 x=0", "r0=2 r1=2 x=0", "r0>2 r1=2 x=0", "r0=0 r1>2 x=0", "r0=1 r1>2 x=0", "r0=2 r1>2 x=0", "r0>2 r1>2 x=0", "r0=0 r1=0 x=1", "r0=1 r1=0 x=1", "r0=2 r1=0 x=1", "r0>2 r1=0 x=1", "r0=0 r1=1 x=1", "r0=1 r1=1 x=1", "r0=2 r1=1 x=1", "r0>2 r1=1 x=1", "r0=0 r1=2 x=1", "r0=1 r1=2 x=1", "r0=2 r1=2 x=1", "r0>2 r1=2 x=1", "r0=0 r1>2 x=1", "r0=1 r1>2 x=1", "r0=2 r1>2 x=1", "r0>2 r1>2 x=1", "r0=0 r1=0 x=2", "r0=1 r1=0 x=2", "r0=2 r1=0 x=2", "r0>2 r1=0 x=2", "r0=0 r1=1 x=2", "r0=1 r1=1 x=2", "r0=2 r1=1 x=2", "r0>2 r1=1 x=2", "r0=0 r1=2 x=2", "r0=1 r1=2 x=2", "r0=2 r1=2 x=2", "r0>2 r1=2 x=2", "r0=0 r1>2 x=2", "r0=1 r1>2 x=2", "r0=2 r1>2 x=2", "r0>2 r1>2 x=2", "r0=0 r1=0 x>2", "r0=1 r1=0 x>2", "r0=2 r1=0 x>2", "r0>2 r1=0 x>2", "r0=0 r1=1 x>2", "r0=1 r1=1 x>2", "r0=2 r1=1 x>2", "r0>2 r1=1 x>2", "r0=0 r1=2 x>2", "r0=1 r1=2 x>2", "r0=2 r1=2 x>2", "r0>2 r1=2 x>2", "r0=0 r1>2 x>2", "r0=1 r1>2 x>2", "r0=2 r1>2 x>2", "r0>2 r1>2 x>2"}},
-	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {A} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {A} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-pair-aba-ab", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0, 2}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-pair-abb-ab", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1, 2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-pair-aab-aa", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-pair-aab-ab", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "WRC rel.gpu/acq.gpu on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "WRC rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_gpu_acq_gpu", Regs: 3, Polled: true,
+	{Name: "WRC rel.gpu/acq.gpu on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-gpu-acq-gpu-pair-abb-ab", Test: "WRC rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_gpu_acq_gpu", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1, 2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {A} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {A} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-pair-aba-aab", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0, 2}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-pair-abb-aab", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0}, {1, 2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y,z in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y,z in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-pair-aab-aaa", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-pair-aab-aab", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 hop 1 .gpu, hop 2 .sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y,z in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 hop 1 .gpu, hop 2 .sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y,z in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-gpu-hop-2-sys-pair-aab-aaa", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 hop 1 .gpu, hop 2 .sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
+	{Name: "ISA2 hop 1 .gpu, hop 2 .sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-gpu-hop-2-sys-pair-aab-aab", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
-	{Name: "ISA2 hop 1 .sys, hop 2 .gpu on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Test: "ISA2 hop 1 .sys, hop 2 .gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_hop_1_sys_hop_2_gpu", Regs: 3, Polled: true,
+	{Name: "ISA2 hop 1 .sys, hop 2 .gpu on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-sys-hop-2-gpu-pair-abb-aab", Test: "ISA2 hop 1 .sys, hop 2 .gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_hop_1_sys_hop_2_gpu", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0}, {1, 2}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
@@ -687,19 +669,15 @@ var litmusPTX = map[string]string{
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -735,8 +713,6 @@ var litmusPTX = map[string]string{
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -749,15 +725,6 @@ var litmusPTX = map[string]string{
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -886,127 +853,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -1062,57 +909,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
-	ld.relaxed.gpu.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -1123,7 +919,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -1315,19 +1111,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -1363,8 +1155,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -1377,15 +1167,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -1514,127 +1295,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -1690,57 +1351,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
-	ld.relaxed.sys.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -1751,7 +1361,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -1943,19 +1553,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -1991,8 +1597,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -2005,15 +1609,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -2142,127 +1737,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -2313,51 +1788,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
-	mov.u32 %s8, 1;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 2;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -2368,7 +1798,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -2554,19 +1984,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -2602,8 +2028,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -2616,15 +2040,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -2753,127 +2168,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -2924,51 +2219,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 2;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -2979,7 +2229,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -3165,19 +2415,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -3213,8 +2459,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -3227,15 +2471,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -3364,127 +2599,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -3535,51 +2650,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 2;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -3590,7 +2660,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -3776,19 +2846,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -3824,8 +2890,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -3838,15 +2902,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -3975,127 +3030,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -4146,51 +3081,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 2;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -4201,7 +3091,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -4387,19 +3277,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -4435,8 +3321,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -4449,15 +3333,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -4586,127 +3461,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -4764,59 +3519,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 2;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
-	ld.relaxed.gpu.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -4827,7 +3529,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -5019,19 +3721,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -5067,8 +3765,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -5081,15 +3777,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -5218,127 +3905,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -5396,59 +3963,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 2;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
-	ld.relaxed.sys.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -5459,7 +3973,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -5654,19 +4168,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<3>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<3>;
@@ -5706,8 +4216,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -5720,15 +4228,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -5907,8 +4406,6 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
 	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
 	xor.b32 %s0, %s0, %u_seed;
 	xor.b32 %s0, %s0, 0x6A943B86;
@@ -5934,129 +4431,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb2, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la2, %u_la0;
-	@%q_same mov.u32 %u_lb2, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -6170,117 +4545,6 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	mov.u32 %s8, 1;
-	st.release.sys.global.u32 [%d_a2], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 2;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir2, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE2_0:
-	ld.acquire.sys.global.u32 %u_r1, [%d_a2];
-	setp.eq.u32 %sp1, %u_r1, 1;
-	@%sp1 bra POLLEDE2_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE2_0;
-POLLEDE2_0:
-	ld.weak.global.u32 %u_r2, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r2;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -6291,7 +4555,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -6510,19 +4774,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<3>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<3>;
@@ -6562,8 +4822,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -6576,15 +4834,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -6763,8 +5012,6 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
 	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
 	xor.b32 %s0, %s0, %u_seed;
 	xor.b32 %s0, %s0, 0x6A943B86;
@@ -6790,129 +5037,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb2, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la2, %u_la0;
-	@%q_same mov.u32 %u_lb2, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -7026,117 +5151,6 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	st.release.sys.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.acquire.sys.global.u32 %u_r0, [%d_a1];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a2], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 2;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir2, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE2_0:
-	ld.acquire.gpu.global.u32 %u_r1, [%d_a2];
-	setp.eq.u32 %sp1, %u_r1, 1;
-	@%sp1 bra POLLEDE2_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE2_0;
-POLLEDE2_0:
-	ld.weak.global.u32 %u_r2, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r2;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -7147,831 +5161,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	setp.lt.u32 %sp0, %s0, 32;
-	@%sp0 bra STRESS_LOOP;
-BARRIER:
-	bar.sync 0;
-	add.u32 %u_k1, %u_k, 1;
-	mov.u32 %s3, 0;
-	setp.ne.u32 %sp0, %u_tid, 0;
-	@%sp0 bra BAR_JOIN;
-	@%q_multi bra BAR_F1_SYS;
-	fence.acq_rel.gpu;
-	bra BAR_F1_END;
-BAR_F1_SYS:
-	fence.sc.sys;
-BAR_F1_END:
-	atom.acq_rel.gpu.global.add.u32 %s0, [%d_bar], 1;
-	add.u32 %s0, %s0, 1;
-	mul.lo.u32 %s1, %u_k1, %u_nctas;
-	mov.u64 %sd1, %globaltimer;
-	add.u64 %sd2, %sd1, %d_timeout;
-	setp.ne.u32 %sp0, %s0, %s1;
-	@%sp0 bra BAR_WAIT0;
-	@!%q_multi bra BAR_RELEASE;
-	st.release.sys.global.u32 [%d_mine+0], %u_k1;
-	mov.u32 %s4, 0;
-BAR_PARTY:
-	setp.ge.u32 %sp0, %s4, %u_parties;
-	@%sp0 bra BAR_RELEASE;
-	add.u32 %s5, %s4, 1;
-	mul.wide.u32 %sd3, %s5, 128;
-	add.u64 %sd3, %d_ctl, %sd3;
-BAR_PARTY_POLL:
-	ld.acquire.sys.global.u32 %s6, [%sd3+0];
-	setp.ge.u32 %sp0, %s6, %u_k1;
-	@%sp0 bra BAR_PARTY_NEXT;
-	ld.relaxed.sys.global.u32 %s7, [%sd3+4];
-	mov.u32 %s8, 4;
-	setp.ne.u32 %sp0, %s7, 0;
-	@%sp0 bra BAR_FAIL;
-	mov.u32 %s8, 3;
-	mov.u64 %sd1, %globaltimer;
-	setp.lt.u64 %sp0, %sd1, %sd2;
-	@%sp0 bra BAR_PARTY_POLL;
-	bra BAR_FAIL;
-BAR_PARTY_NEXT:
-	add.u32 %s4, %s4, 1;
-	bra BAR_PARTY;
-BAR_RELEASE:
-	st.release.gpu.global.u32 [%d_bar+128], %u_k1;
-	bra BAR_DONE;
-BAR_WAIT0:
-	add.u64 %sd2, %sd2, %d_timeout;
-BAR_WAIT:
-	ld.acquire.gpu.global.u32 %s6, [%d_bar+128];
-	setp.eq.u32 %sp0, %s6, 0xFFFFFFFF;
-	@%sp0 bra BAR_ABORTED;
-	setp.ge.u32 %sp0, %s6, %u_k1;
-	@%sp0 bra BAR_DONE;
-	mov.u64 %sd1, %globaltimer;
-	setp.lt.u64 %sp0, %sd1, %sd2;
-	@%sp0 bra BAR_WAIT;
-	mov.u32 %s8, 2;
-BAR_FAIL:
-	mov.u32 %s9, %u_k;
-	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
-	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
-	mov.u32 %s10, 0xFFFFFFFF;
-	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
-	mov.u32 %s3, 1;
-	st.shared.u32 [lt_flag], %s3;
-	bra BAR_DONE;
-BAR_ABORTED:
-	mov.u32 %s3, 1;
-BAR_DONE:
-	@%q_multi bra BAR_F2_SYS;
-	fence.acq_rel.gpu;
-	bra BAR_F2_END;
-BAR_F2_SYS:
-	fence.sc.sys;
-BAR_F2_END:
-	st.shared.u32 [lt_flag], %s3;
-BAR_JOIN:
-	bar.sync 0;
-	ld.shared.u32 %s0, [lt_flag];
-	setp.ne.u32 %sp0, %s0, 0;
-	@%sp0 bra FLUSH;
-	@!%q_coll bra ITER_NEXT;
-	@!%q_test bra ITER_NEXT;
-	mov.u32 %u_i, %u_gtid;
-	mov.u32 %s9, 0;
-COLLECT:
-	setp.ge.u32 %sp0, %u_i, %u_n;
-	@%sp0 bra ITER_NEXT;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	ld.relaxed.sys.global.u32 %u_o0, [%sd3];
-	st.relaxed.sys.global.u32 [%sd3], %s9;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	ld.relaxed.sys.global.u32 %u_o1, [%sd3];
-	st.relaxed.sys.global.u32 [%sd3], %s9;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	ld.relaxed.sys.global.u32 %u_o2, [%sd3];
-	st.relaxed.sys.global.u32 [%sd3], %s9;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	st.relaxed.sys.global.u32 [%d_a0], %s9;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	st.relaxed.sys.global.u32 [%d_a1], %s9;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	st.relaxed.sys.global.u32 [%d_a2], %s9;
-	mov.u32 %s0, 0;
-	min.u32 %s1, %u_o0, 2;
-	mul.lo.u32 %s1, %s1, 1;
-	add.u32 %s0, %s0, %s1;
-	min.u32 %s1, %u_o1, 2;
-	mul.lo.u32 %s1, %s1, 3;
-	add.u32 %s0, %s0, %s1;
-	min.u32 %s1, %u_o2, 2;
-	mul.lo.u32 %s1, %s1, 9;
-	add.u32 %s0, %s0, %s1;
-	shl.b32 %s0, %s0, 2;
-	mov.u32 %s1, lt_hsh;
-	add.u32 %s0, %s1, %s0;
-	atom.shared.add.u32 %s1, [%s0], 1;
-	add.u32 %u_i, %u_i, %u_nt;
-	bra COLLECT;
-ITER_NEXT:
-	add.u32 %u_k, %u_k, 1;
-	bra ITER;
-FLUSH:
-	bar.sync 0;
-	mov.u32 %s0, %u_tid;
-FLUSH_LOOP:
-	setp.ge.u32 %sp0, %s0, 27;
-	@%sp0 bra EXIT;
-	shl.b32 %s1, %s0, 2;
-	mov.u32 %s2, lt_hsh;
-	add.u32 %s1, %s2, %s1;
-	ld.shared.u32 %s3, [%s1];
-	setp.eq.u32 %sp0, %s3, 0;
-	@%sp0 bra FLUSH_NEXT;
-	cvt.u64.u32 %sd4, %s3;
-	mul.wide.u32 %sd5, %s0, 8;
-	add.u64 %sd5, %d_hist, %sd5;
-	red.global.add.u64 [%sd5], %sd4;
-FLUSH_NEXT:
-	add.u32 %s0, %s0, %u_ntid;
-	bra FLUSH_LOOP;
-EXIT:
-	ret;
-}
-`,
-	"litmus_ISA2_once_rel_gpu_acq_gpu": `//
-// Litmus test ISA2 once rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
-//   T0: st.weak.global.u32 x; st.release.gpu.global.u32 y
-//   T1: ld.acquire.gpu.global.u32 y; st.release.gpu.global.u32 z
-//   T2: ld.acquire.gpu.global.u32 z; ld.weak.global.u32 x
-// Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
-// Persistent kernel: start gate, iterations of (roles, barrier, collect),
-// histogram flush; every wait bounded by %globaltimer (see layout.go).
-//
-.version 7.0
-.target sm_70
-.address_size 64
-
-.shared .align 4 .b8 lt_hsh[108];
-.shared .align 4 .u32 lt_flag;
-
-.visible .entry litmus_ISA2_once_rel_gpu_acq_gpu(
-	.param .u64 lt_loc0,
-	.param .u64 lt_loc1,
-	.param .u64 lt_loc2,
-	.param .u64 lt_regs,
-	.param .u64 lt_hist,
-	.param .u64 lt_ctl,
-	.param .u64 lt_bar,
-	.param .u64 lt_stress,
-	.param .u32 lt_n,
-	.param .u32 lt_iters,
-	.param .u32 lt_seed,
-	.param .u32 lt_party,
-	.param .u32 lt_parties,
-	.param .u32 lt_roles,
-	.param .u32 lt_nroles,
-	.param .u32 lt_collect,
-	.param .u32 lt_test_ctas,
-	.param .u32 lt_stress_lines,
-	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
-)
-{
-	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
-	.reg .b32 %s<12>;
-	.reg .b64 %sd<8>;
-	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<3>;
-	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
-	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
-	.reg .b32 %u_la<3>;
-	.reg .b32 %u_lb<3>;
-	.reg .b32 %u_rm<3>;
-	.reg .b32 %u_rc<3>;
-	.reg .b32 %u_r<3>;
-	.reg .b32 %u_o<3>;
-	.reg .b64 %d_loc<3>;
-	.reg .b64 %d_a<3>;
-	.reg .b64 %d_regs, %d_hist, %d_ctl, %d_bar, %d_stress, %d_mine, %d_timeout;
-
-	ld.param.u64 %d_loc0, [lt_loc0];
-	cvta.to.global.u64 %d_loc0, %d_loc0;
-	ld.param.u64 %d_loc1, [lt_loc1];
-	cvta.to.global.u64 %d_loc1, %d_loc1;
-	ld.param.u64 %d_loc2, [lt_loc2];
-	cvta.to.global.u64 %d_loc2, %d_loc2;
-	ld.param.u64 %d_regs, [lt_regs];
-	cvta.to.global.u64 %d_regs, %d_regs;
-	ld.param.u64 %d_hist, [lt_hist];
-	cvta.to.global.u64 %d_hist, %d_hist;
-	ld.param.u64 %d_ctl, [lt_ctl];
-	cvta.to.global.u64 %d_ctl, %d_ctl;
-	ld.param.u64 %d_bar, [lt_bar];
-	cvta.to.global.u64 %d_bar, %d_bar;
-	ld.param.u64 %d_stress, [lt_stress];
-	cvta.to.global.u64 %d_stress, %d_stress;
-	ld.param.u32 %u_n, [lt_n];
-	ld.param.u32 %u_iters, [lt_iters];
-	ld.param.u32 %u_seed, [lt_seed];
-	ld.param.u32 %u_party, [lt_party];
-	ld.param.u32 %u_parties, [lt_parties];
-	ld.param.u32 %u_roles, [lt_roles];
-	ld.param.u32 %u_nroles, [lt_nroles];
-	ld.param.u32 %u_collect, [lt_collect];
-	ld.param.u32 %u_test_ctas, [lt_test_ctas];
-	ld.param.u32 %u_stress_lines, [lt_stress_lines];
-	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
-	ld.param.u64 %d_timeout, [lt_timeout_ns];
-	mov.u32 %u_tid, %tid.x;
-	mov.u32 %u_ntid, %ntid.x;
-	mov.u32 %u_cta, %ctaid.x;
-	mov.u32 %u_nctas, %nctaid.x;
-	mad.lo.u32 %u_gtid, %u_cta, %u_ntid, %u_tid;
-	mul.lo.u32 %u_nt, %u_test_ctas, %u_ntid;
-	mul.lo.u32 %u_items, %u_nroles, %u_n;
-	sub.u32 %u_nmask, %u_n, 1;
-	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
-	setp.gt.u32 %q_multi, %u_parties, 1;
-	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
-	add.u32 %s0, %u_party, 1;
-	mul.wide.u32 %sd0, %s0, 128;
-	add.u64 %d_mine, %d_ctl, %sd0;
-// zero this CTA's histogram
-	mov.u32 %s0, %u_tid;
-HZERO:
-	setp.ge.u32 %sp0, %s0, 27;
-	@%sp0 bra HZERO_DONE;
-	shl.b32 %s1, %s0, 2;
-	mov.u32 %s2, lt_hsh;
-	add.u32 %s1, %s2, %s1;
-	mov.u32 %s3, 0;
-	st.shared.u32 [%s1], %s3;
-	add.u32 %s0, %s0, %u_ntid;
-	bra HZERO;
-HZERO_DONE:
-// bounded start gate
-	mov.u32 %s3, 0;
-	setp.ne.u32 %sp0, %u_tid, 0;
-	@%sp0 bra GATE_JOIN;
-	mov.u64 %sd1, %globaltimer;
-	add.u64 %sd2, %sd1, %d_timeout;
-GATE_POLL:
-	ld.relaxed.sys.global.u32 %s0, [%d_ctl];
-	setp.ne.u32 %sp0, %s0, 0;
-	@%sp0 bra GATE_OPEN;
-	mov.u64 %sd1, %globaltimer;
-	setp.lt.u64 %sp0, %sd1, %sd2;
-	@%sp0 bra GATE_POLL;
-	mov.u32 %s8, 1;
-	mov.u32 %s9, 0;
-	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
-	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
-	mov.u32 %s10, 0xFFFFFFFF;
-	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
-	mov.u32 %s3, 1;
-	st.shared.u32 [lt_flag], %s3;
-GATE_OPEN:
-	fence.acq_rel.sys;
-	st.shared.u32 [lt_flag], %s3;
-GATE_JOIN:
-	bar.sync 0;
-	ld.shared.u32 %s0, [lt_flag];
-	setp.ne.u32 %sp0, %s0, 0;
-	@%sp0 bra FLUSH;
-// iterations
-	mov.u32 %u_k, 0;
-ITER:
-	setp.ge.u32 %sp0, %u_k, %u_iters;
-	@%sp0 bra FLUSH;
-	and.b32 %u_set, %u_k, 1;
-	mul.lo.u32 %u_setn, %u_set, %u_n;
-	mul.lo.u32 %u_setrn, %u_setn, 3;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x00000000;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_rm0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x2F5E5358;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_rc0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x85EBCA6B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_rm1, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xB54A1DC3;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_rc1, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0BD794D6;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_rm2, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x3B35E82E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_rc2, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x5EBCA6B0;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_la0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xBD794D60;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xE4A8711B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_la1, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x436517CB;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x6A943B86;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_la2, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xC950E236;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_lb2, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la2, %u_la0;
-	@%q_same mov.u32 %u_lb2, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
-	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
-	mov.u32 %u_j, %u_gtid;
-ITEM:
-	setp.ge.u32 %sp0, %u_j, %u_items;
-	@%sp0 bra BARRIER;
-	div.u32 %s0, %u_j, %u_n;
-	and.b32 %s1, %u_j, %u_nmask;
-	shl.b32 %s2, %s0, 2;
-	shr.u32 %s2, %u_roles, %s2;
-	and.b32 %u_role, %s2, 15;
-	setp.eq.u32 %sp0, %u_role, 0;
-	@%sp0 bra ROLE0;
-	setp.eq.u32 %sp0, %u_role, 1;
-	@%sp0 bra ROLE1;
-	setp.eq.u32 %sp0, %u_role, 2;
-	@%sp0 bra ROLE2;
-	bra ITEM_NEXT;
-ROLE0:
-	mul.lo.u32 %s4, %s1, %u_rm0;
-	add.u32 %s4, %s4, %u_rc0;
-	and.b32 %u_i, %s4, %u_nmask;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	bra ITEM_NEXT;
-ROLE1:
-	mul.lo.u32 %s4, %s1, %u_rm1;
-	add.u32 %s4, %s4, %u_rc1;
-	and.b32 %u_i, %s4, %u_nmask;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a2], %s8;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	bra ITEM_NEXT;
-ROLE2:
-	mul.lo.u32 %s4, %s1, %u_rm2;
-	add.u32 %s4, %s4, %u_rc2;
-	and.b32 %u_i, %s4, %u_nmask;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.acquire.gpu.global.u32 %u_r1, [%d_a2];
-	ld.weak.global.u32 %u_r2, [%d_a0];
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r2;
-	bra ITEM_NEXT;
-ITEM_NEXT:
-	add.u32 %u_j, %u_j, %u_nt;
-	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a2], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 2;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir2, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.acquire.gpu.global.u32 %u_r1, [%d_a2];
-	ld.weak.global.u32 %u_r2, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r2;
-	bra BARRIER;
-STRESS:
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra BARRIER;
-	mov.u32 %s0, 0;
-STRESS_LOOP:
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -8190,19 +5380,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<3>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<3>;
@@ -8242,8 +5428,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -8256,15 +5440,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -8443,8 +5618,6 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
 	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
 	xor.b32 %s0, %s0, %u_seed;
 	xor.b32 %s0, %s0, 0x6A943B86;
@@ -8470,129 +5643,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb2, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la2, %u_la0;
-	@%q_same mov.u32 %u_lb2, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -8706,117 +5757,6 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	st.release.sys.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.acquire.sys.global.u32 %u_r0, [%d_a1];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	mov.u32 %s8, 1;
-	st.release.sys.global.u32 [%d_a2], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 2;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir2, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la2;
-	add.u32 %s5, %s5, %u_lb2;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a2, %d_loc2, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE2_0:
-	ld.acquire.sys.global.u32 %u_r1, [%d_a2];
-	setp.eq.u32 %sp1, %u_r1, 1;
-	@%sp1 bra POLLEDE2_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE2_0;
-POLLEDE2_0:
-	ld.weak.global.u32 %u_r2, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r2;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -8827,7 +5767,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -9044,19 +5984,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -9094,8 +6030,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -9108,15 +6042,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -9270,129 +6195,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -9464,73 +6267,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
-	fence.acq_rel.sys;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.relaxed.sys.global.u32 %u_r1, [%d_a1];
-	fence.acq_rel.sys;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -9541,7 +6277,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -9741,19 +6477,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -9791,8 +6523,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -9805,15 +6535,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -9967,129 +6688,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -10159,71 +6758,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	ld.acquire.gpu.global.u32 %u_r0, [%d_a0];
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -10234,7 +6768,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -10434,19 +6968,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -10484,8 +7014,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -10498,15 +7026,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -10660,129 +7179,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -10852,71 +7249,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	ld.acquire.sys.global.u32 %u_r0, [%d_a0];
-	mov.u32 %s8, 1;
-	st.release.sys.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.acquire.sys.global.u32 %u_r1, [%d_a1];
-	mov.u32 %s8, 1;
-	st.release.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -10927,7 +7259,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -11127,19 +7459,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -11177,8 +7505,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -11191,15 +7517,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -11353,129 +7670,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -11545,71 +7740,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
-	mov.u32 %s8, 1;
-	st.release.sys.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.acquire.sys.global.u32 %u_r1, [%d_a1];
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -11620,7 +7750,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -11820,19 +7950,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -11870,8 +7996,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -11884,15 +8008,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -12046,129 +8161,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -12248,81 +8241,6 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	fence.acq_rel.sys;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	fence.acq_rel.sys;
-	ld.weak.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -12333,7 +8251,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -12533,19 +8451,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -12583,8 +8497,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -12597,15 +8509,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -12759,129 +8662,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -12961,81 +8742,6 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	fence.sc.sys;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	fence.sc.sys;
-	ld.weak.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -13046,7 +8752,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -13246,19 +8952,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -13296,8 +8998,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -13310,15 +9010,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -13472,129 +9163,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -13674,81 +9243,6 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	atom.release.sys.global.exch.b32 %s6, [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	mov.u32 %s8, 1;
-	mov.u32 %s9, 1;
-	atom.acquire.sys.global.cas.b32 %u_r0, [%d_a1], %s8, %s9;
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	ld.weak.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -13759,700 +9253,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	setp.lt.u32 %sp0, %s0, 32;
-	@%sp0 bra STRESS_LOOP;
-BARRIER:
-	bar.sync 0;
-	add.u32 %u_k1, %u_k, 1;
-	mov.u32 %s3, 0;
-	setp.ne.u32 %sp0, %u_tid, 0;
-	@%sp0 bra BAR_JOIN;
-	@%q_multi bra BAR_F1_SYS;
-	fence.acq_rel.gpu;
-	bra BAR_F1_END;
-BAR_F1_SYS:
-	fence.sc.sys;
-BAR_F1_END:
-	atom.acq_rel.gpu.global.add.u32 %s0, [%d_bar], 1;
-	add.u32 %s0, %s0, 1;
-	mul.lo.u32 %s1, %u_k1, %u_nctas;
-	mov.u64 %sd1, %globaltimer;
-	add.u64 %sd2, %sd1, %d_timeout;
-	setp.ne.u32 %sp0, %s0, %s1;
-	@%sp0 bra BAR_WAIT0;
-	@!%q_multi bra BAR_RELEASE;
-	st.release.sys.global.u32 [%d_mine+0], %u_k1;
-	mov.u32 %s4, 0;
-BAR_PARTY:
-	setp.ge.u32 %sp0, %s4, %u_parties;
-	@%sp0 bra BAR_RELEASE;
-	add.u32 %s5, %s4, 1;
-	mul.wide.u32 %sd3, %s5, 128;
-	add.u64 %sd3, %d_ctl, %sd3;
-BAR_PARTY_POLL:
-	ld.acquire.sys.global.u32 %s6, [%sd3+0];
-	setp.ge.u32 %sp0, %s6, %u_k1;
-	@%sp0 bra BAR_PARTY_NEXT;
-	ld.relaxed.sys.global.u32 %s7, [%sd3+4];
-	mov.u32 %s8, 4;
-	setp.ne.u32 %sp0, %s7, 0;
-	@%sp0 bra BAR_FAIL;
-	mov.u32 %s8, 3;
-	mov.u64 %sd1, %globaltimer;
-	setp.lt.u64 %sp0, %sd1, %sd2;
-	@%sp0 bra BAR_PARTY_POLL;
-	bra BAR_FAIL;
-BAR_PARTY_NEXT:
-	add.u32 %s4, %s4, 1;
-	bra BAR_PARTY;
-BAR_RELEASE:
-	st.release.gpu.global.u32 [%d_bar+128], %u_k1;
-	bra BAR_DONE;
-BAR_WAIT0:
-	add.u64 %sd2, %sd2, %d_timeout;
-BAR_WAIT:
-	ld.acquire.gpu.global.u32 %s6, [%d_bar+128];
-	setp.eq.u32 %sp0, %s6, 0xFFFFFFFF;
-	@%sp0 bra BAR_ABORTED;
-	setp.ge.u32 %sp0, %s6, %u_k1;
-	@%sp0 bra BAR_DONE;
-	mov.u64 %sd1, %globaltimer;
-	setp.lt.u64 %sp0, %sd1, %sd2;
-	@%sp0 bra BAR_WAIT;
-	mov.u32 %s8, 2;
-BAR_FAIL:
-	mov.u32 %s9, %u_k;
-	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
-	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
-	mov.u32 %s10, 0xFFFFFFFF;
-	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
-	mov.u32 %s3, 1;
-	st.shared.u32 [lt_flag], %s3;
-	bra BAR_DONE;
-BAR_ABORTED:
-	mov.u32 %s3, 1;
-BAR_DONE:
-	@%q_multi bra BAR_F2_SYS;
-	fence.acq_rel.gpu;
-	bra BAR_F2_END;
-BAR_F2_SYS:
-	fence.sc.sys;
-BAR_F2_END:
-	st.shared.u32 [lt_flag], %s3;
-BAR_JOIN:
-	bar.sync 0;
-	ld.shared.u32 %s0, [lt_flag];
-	setp.ne.u32 %sp0, %s0, 0;
-	@%sp0 bra FLUSH;
-	@!%q_coll bra ITER_NEXT;
-	@!%q_test bra ITER_NEXT;
-	mov.u32 %u_i, %u_gtid;
-	mov.u32 %s9, 0;
-COLLECT:
-	setp.ge.u32 %sp0, %u_i, %u_n;
-	@%sp0 bra ITER_NEXT;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	ld.relaxed.sys.global.u32 %u_o0, [%sd3];
-	st.relaxed.sys.global.u32 [%sd3], %s9;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	ld.relaxed.sys.global.u32 %u_o1, [%sd3];
-	st.relaxed.sys.global.u32 [%sd3], %s9;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	st.relaxed.sys.global.u32 [%d_a0], %s9;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	st.relaxed.sys.global.u32 [%d_a1], %s9;
-	mov.u32 %s0, 0;
-	min.u32 %s1, %u_o0, 2;
-	mul.lo.u32 %s1, %s1, 1;
-	add.u32 %s0, %s0, %s1;
-	min.u32 %s1, %u_o1, 2;
-	mul.lo.u32 %s1, %s1, 3;
-	add.u32 %s0, %s0, %s1;
-	shl.b32 %s0, %s0, 2;
-	mov.u32 %s1, lt_hsh;
-	add.u32 %s0, %s1, %s0;
-	atom.shared.add.u32 %s1, [%s0], 1;
-	add.u32 %u_i, %u_i, %u_nt;
-	bra COLLECT;
-ITER_NEXT:
-	add.u32 %u_k, %u_k, 1;
-	bra ITER;
-FLUSH:
-	bar.sync 0;
-	mov.u32 %s0, %u_tid;
-FLUSH_LOOP:
-	setp.ge.u32 %sp0, %s0, 9;
-	@%sp0 bra EXIT;
-	shl.b32 %s1, %s0, 2;
-	mov.u32 %s2, lt_hsh;
-	add.u32 %s1, %s2, %s1;
-	ld.shared.u32 %s3, [%s1];
-	setp.eq.u32 %sp0, %s3, 0;
-	@%sp0 bra FLUSH_NEXT;
-	cvt.u64.u32 %sd4, %s3;
-	mul.wide.u32 %sd5, %s0, 8;
-	add.u64 %sd5, %d_hist, %sd5;
-	red.global.add.u64 [%sd5], %sd4;
-FLUSH_NEXT:
-	add.u32 %s0, %s0, %u_ntid;
-	bra FLUSH_LOOP;
-EXIT:
-	ret;
-}
-`,
-	"litmus_MP_once_rel_gpu_acq_gpu": `//
-// Litmus test MP once rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
-//   T0: st.weak.global.u32 x; st.release.gpu.global.u32 y
-//   T1: ld.acquire.gpu.global.u32 y; ld.weak.global.u32 x
-// Outcome r0=1 && r1=0 is forbidden when every scope covers the threads.
-// Persistent kernel: start gate, iterations of (roles, barrier, collect),
-// histogram flush; every wait bounded by %globaltimer (see layout.go).
-//
-.version 7.0
-.target sm_70
-.address_size 64
-
-.shared .align 4 .b8 lt_hsh[36];
-.shared .align 4 .u32 lt_flag;
-
-.visible .entry litmus_MP_once_rel_gpu_acq_gpu(
-	.param .u64 lt_loc0,
-	.param .u64 lt_loc1,
-	.param .u64 lt_regs,
-	.param .u64 lt_hist,
-	.param .u64 lt_ctl,
-	.param .u64 lt_bar,
-	.param .u64 lt_stress,
-	.param .u32 lt_n,
-	.param .u32 lt_iters,
-	.param .u32 lt_seed,
-	.param .u32 lt_party,
-	.param .u32 lt_parties,
-	.param .u32 lt_roles,
-	.param .u32 lt_nroles,
-	.param .u32 lt_collect,
-	.param .u32 lt_test_ctas,
-	.param .u32 lt_stress_lines,
-	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
-)
-{
-	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
-	.reg .b32 %s<12>;
-	.reg .b64 %sd<8>;
-	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
-	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
-	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
-	.reg .b32 %u_la<2>;
-	.reg .b32 %u_lb<2>;
-	.reg .b32 %u_rm<2>;
-	.reg .b32 %u_rc<2>;
-	.reg .b32 %u_r<2>;
-	.reg .b32 %u_o<2>;
-	.reg .b64 %d_loc<2>;
-	.reg .b64 %d_a<2>;
-	.reg .b64 %d_regs, %d_hist, %d_ctl, %d_bar, %d_stress, %d_mine, %d_timeout;
-
-	ld.param.u64 %d_loc0, [lt_loc0];
-	cvta.to.global.u64 %d_loc0, %d_loc0;
-	ld.param.u64 %d_loc1, [lt_loc1];
-	cvta.to.global.u64 %d_loc1, %d_loc1;
-	ld.param.u64 %d_regs, [lt_regs];
-	cvta.to.global.u64 %d_regs, %d_regs;
-	ld.param.u64 %d_hist, [lt_hist];
-	cvta.to.global.u64 %d_hist, %d_hist;
-	ld.param.u64 %d_ctl, [lt_ctl];
-	cvta.to.global.u64 %d_ctl, %d_ctl;
-	ld.param.u64 %d_bar, [lt_bar];
-	cvta.to.global.u64 %d_bar, %d_bar;
-	ld.param.u64 %d_stress, [lt_stress];
-	cvta.to.global.u64 %d_stress, %d_stress;
-	ld.param.u32 %u_n, [lt_n];
-	ld.param.u32 %u_iters, [lt_iters];
-	ld.param.u32 %u_seed, [lt_seed];
-	ld.param.u32 %u_party, [lt_party];
-	ld.param.u32 %u_parties, [lt_parties];
-	ld.param.u32 %u_roles, [lt_roles];
-	ld.param.u32 %u_nroles, [lt_nroles];
-	ld.param.u32 %u_collect, [lt_collect];
-	ld.param.u32 %u_test_ctas, [lt_test_ctas];
-	ld.param.u32 %u_stress_lines, [lt_stress_lines];
-	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
-	ld.param.u64 %d_timeout, [lt_timeout_ns];
-	mov.u32 %u_tid, %tid.x;
-	mov.u32 %u_ntid, %ntid.x;
-	mov.u32 %u_cta, %ctaid.x;
-	mov.u32 %u_nctas, %nctaid.x;
-	mad.lo.u32 %u_gtid, %u_cta, %u_ntid, %u_tid;
-	mul.lo.u32 %u_nt, %u_test_ctas, %u_ntid;
-	mul.lo.u32 %u_items, %u_nroles, %u_n;
-	sub.u32 %u_nmask, %u_n, 1;
-	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
-	setp.gt.u32 %q_multi, %u_parties, 1;
-	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
-	add.u32 %s0, %u_party, 1;
-	mul.wide.u32 %sd0, %s0, 128;
-	add.u64 %d_mine, %d_ctl, %sd0;
-// zero this CTA's histogram
-	mov.u32 %s0, %u_tid;
-HZERO:
-	setp.ge.u32 %sp0, %s0, 9;
-	@%sp0 bra HZERO_DONE;
-	shl.b32 %s1, %s0, 2;
-	mov.u32 %s2, lt_hsh;
-	add.u32 %s1, %s2, %s1;
-	mov.u32 %s3, 0;
-	st.shared.u32 [%s1], %s3;
-	add.u32 %s0, %s0, %u_ntid;
-	bra HZERO;
-HZERO_DONE:
-// bounded start gate
-	mov.u32 %s3, 0;
-	setp.ne.u32 %sp0, %u_tid, 0;
-	@%sp0 bra GATE_JOIN;
-	mov.u64 %sd1, %globaltimer;
-	add.u64 %sd2, %sd1, %d_timeout;
-GATE_POLL:
-	ld.relaxed.sys.global.u32 %s0, [%d_ctl];
-	setp.ne.u32 %sp0, %s0, 0;
-	@%sp0 bra GATE_OPEN;
-	mov.u64 %sd1, %globaltimer;
-	setp.lt.u64 %sp0, %sd1, %sd2;
-	@%sp0 bra GATE_POLL;
-	mov.u32 %s8, 1;
-	mov.u32 %s9, 0;
-	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
-	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
-	mov.u32 %s10, 0xFFFFFFFF;
-	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
-	mov.u32 %s3, 1;
-	st.shared.u32 [lt_flag], %s3;
-GATE_OPEN:
-	fence.acq_rel.sys;
-	st.shared.u32 [lt_flag], %s3;
-GATE_JOIN:
-	bar.sync 0;
-	ld.shared.u32 %s0, [lt_flag];
-	setp.ne.u32 %sp0, %s0, 0;
-	@%sp0 bra FLUSH;
-// iterations
-	mov.u32 %u_k, 0;
-ITER:
-	setp.ge.u32 %sp0, %u_k, %u_iters;
-	@%sp0 bra FLUSH;
-	and.b32 %u_set, %u_k, 1;
-	mul.lo.u32 %u_setn, %u_set, %u_n;
-	mul.lo.u32 %u_setrn, %u_setn, 2;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x00000000;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_rm0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x2F5E5358;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_rc0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x85EBCA6B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_rm1, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xB54A1DC3;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_rc1, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x5EBCA6B0;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_la0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xBD794D60;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xE4A8711B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_la1, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x436517CB;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
-	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
-	mov.u32 %u_j, %u_gtid;
-ITEM:
-	setp.ge.u32 %sp0, %u_j, %u_items;
-	@%sp0 bra BARRIER;
-	div.u32 %s0, %u_j, %u_n;
-	and.b32 %s1, %u_j, %u_nmask;
-	shl.b32 %s2, %s0, 2;
-	shr.u32 %s2, %u_roles, %s2;
-	and.b32 %u_role, %s2, 15;
-	setp.eq.u32 %sp0, %u_role, 0;
-	@%sp0 bra ROLE0;
-	setp.eq.u32 %sp0, %u_role, 1;
-	@%sp0 bra ROLE1;
-	bra ITEM_NEXT;
-ROLE0:
-	mul.lo.u32 %s4, %s1, %u_rm0;
-	add.u32 %s4, %s4, %u_rc0;
-	and.b32 %u_i, %s4, %u_nmask;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	bra ITEM_NEXT;
-ROLE1:
-	mul.lo.u32 %s4, %s1, %u_rm1;
-	add.u32 %s4, %s4, %u_rc1;
-	and.b32 %u_i, %s4, %u_nmask;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
-	ld.weak.global.u32 %u_r1, [%d_a0];
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra ITEM_NEXT;
-ITEM_NEXT:
-	add.u32 %u_j, %u_j, %u_nt;
-	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
-	ld.weak.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
-STRESS:
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra BARRIER;
-	mov.u32 %s0, 0;
-STRESS_LOOP:
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -14652,19 +9453,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -14702,8 +9499,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -14716,15 +9511,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -14878,129 +9664,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -15078,79 +9742,6 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	ld.weak.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -15161,7 +9752,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -15361,19 +9952,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -15411,8 +9998,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -15425,15 +10010,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -15587,129 +10163,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -15787,79 +10241,6 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	mov.u32 %s8, 1;
-	st.release.sys.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.acquire.sys.global.u32 %u_r0, [%d_a1];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	ld.weak.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -15870,7 +10251,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -16070,19 +10451,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -16120,8 +10497,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -16134,15 +10509,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -16296,129 +10662,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -16498,81 +10742,6 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a0], %s8;
-	fence.sc.sys;
-	mov.u32 %s8, 1;
-	st.weak.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.weak.global.u32 %u_r0, [%d_a1];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	fence.sc.sys;
-	ld.weak.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -16583,7 +10752,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -16783,19 +10952,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -16833,8 +10998,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -16847,15 +11010,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -17009,129 +11163,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -17203,73 +11235,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	fence.sc.gpu;
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a1], %s8;
-	fence.sc.gpu;
-	ld.relaxed.sys.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -17280,7 +11245,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -17480,19 +11445,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -17530,8 +11491,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -17544,15 +11503,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -17706,129 +11656,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -17900,73 +11728,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	fence.sc.sys;
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a1], %s8;
-	fence.sc.sys;
-	ld.relaxed.sys.global.u32 %u_r1, [%d_a0];
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -17977,7 +11738,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -18177,19 +11938,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -18227,8 +11984,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -18241,15 +11996,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -18403,129 +12149,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -18597,73 +12221,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s8, 1;
-	atom.acq_rel.sys.global.exch.b32 %s6, [%d_a0], %s8;
-	mov.u32 %s8, 0;
-	atom.acq_rel.sys.global.add.u32 %u_r0, [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	atom.acq_rel.sys.global.exch.b32 %s6, [%d_a1], %s8;
-	mov.u32 %s8, 0;
-	atom.acq_rel.sys.global.add.u32 %u_r1, [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -18674,7 +12231,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -18840,777 +12397,6 @@ EXIT:
 	ret;
 }
 `,
-	"litmus_WRC_once_rel_gpu_acq_gpu": `//
-// Litmus test WRC once rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
-//   T0: st.relaxed.gpu.global.u32 x
-//   T1: ld.relaxed.gpu.global.u32 x; st.release.gpu.global.u32 y
-//   T2: ld.acquire.gpu.global.u32 y; ld.relaxed.gpu.global.u32 x
-// Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
-// Persistent kernel: start gate, iterations of (roles, barrier, collect),
-// histogram flush; every wait bounded by %globaltimer (see layout.go).
-//
-.version 7.0
-.target sm_70
-.address_size 64
-
-.shared .align 4 .b8 lt_hsh[108];
-.shared .align 4 .u32 lt_flag;
-
-.visible .entry litmus_WRC_once_rel_gpu_acq_gpu(
-	.param .u64 lt_loc0,
-	.param .u64 lt_loc1,
-	.param .u64 lt_regs,
-	.param .u64 lt_hist,
-	.param .u64 lt_ctl,
-	.param .u64 lt_bar,
-	.param .u64 lt_stress,
-	.param .u32 lt_n,
-	.param .u32 lt_iters,
-	.param .u32 lt_seed,
-	.param .u32 lt_party,
-	.param .u32 lt_parties,
-	.param .u32 lt_roles,
-	.param .u32 lt_nroles,
-	.param .u32 lt_collect,
-	.param .u32 lt_test_ctas,
-	.param .u32 lt_stress_lines,
-	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
-)
-{
-	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
-	.reg .b32 %s<12>;
-	.reg .b64 %sd<8>;
-	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<3>;
-	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
-	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
-	.reg .b32 %u_la<2>;
-	.reg .b32 %u_lb<2>;
-	.reg .b32 %u_rm<3>;
-	.reg .b32 %u_rc<3>;
-	.reg .b32 %u_r<3>;
-	.reg .b32 %u_o<3>;
-	.reg .b64 %d_loc<2>;
-	.reg .b64 %d_a<2>;
-	.reg .b64 %d_regs, %d_hist, %d_ctl, %d_bar, %d_stress, %d_mine, %d_timeout;
-
-	ld.param.u64 %d_loc0, [lt_loc0];
-	cvta.to.global.u64 %d_loc0, %d_loc0;
-	ld.param.u64 %d_loc1, [lt_loc1];
-	cvta.to.global.u64 %d_loc1, %d_loc1;
-	ld.param.u64 %d_regs, [lt_regs];
-	cvta.to.global.u64 %d_regs, %d_regs;
-	ld.param.u64 %d_hist, [lt_hist];
-	cvta.to.global.u64 %d_hist, %d_hist;
-	ld.param.u64 %d_ctl, [lt_ctl];
-	cvta.to.global.u64 %d_ctl, %d_ctl;
-	ld.param.u64 %d_bar, [lt_bar];
-	cvta.to.global.u64 %d_bar, %d_bar;
-	ld.param.u64 %d_stress, [lt_stress];
-	cvta.to.global.u64 %d_stress, %d_stress;
-	ld.param.u32 %u_n, [lt_n];
-	ld.param.u32 %u_iters, [lt_iters];
-	ld.param.u32 %u_seed, [lt_seed];
-	ld.param.u32 %u_party, [lt_party];
-	ld.param.u32 %u_parties, [lt_parties];
-	ld.param.u32 %u_roles, [lt_roles];
-	ld.param.u32 %u_nroles, [lt_nroles];
-	ld.param.u32 %u_collect, [lt_collect];
-	ld.param.u32 %u_test_ctas, [lt_test_ctas];
-	ld.param.u32 %u_stress_lines, [lt_stress_lines];
-	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
-	ld.param.u64 %d_timeout, [lt_timeout_ns];
-	mov.u32 %u_tid, %tid.x;
-	mov.u32 %u_ntid, %ntid.x;
-	mov.u32 %u_cta, %ctaid.x;
-	mov.u32 %u_nctas, %nctaid.x;
-	mad.lo.u32 %u_gtid, %u_cta, %u_ntid, %u_tid;
-	mul.lo.u32 %u_nt, %u_test_ctas, %u_ntid;
-	mul.lo.u32 %u_items, %u_nroles, %u_n;
-	sub.u32 %u_nmask, %u_n, 1;
-	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
-	setp.gt.u32 %q_multi, %u_parties, 1;
-	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
-	add.u32 %s0, %u_party, 1;
-	mul.wide.u32 %sd0, %s0, 128;
-	add.u64 %d_mine, %d_ctl, %sd0;
-// zero this CTA's histogram
-	mov.u32 %s0, %u_tid;
-HZERO:
-	setp.ge.u32 %sp0, %s0, 27;
-	@%sp0 bra HZERO_DONE;
-	shl.b32 %s1, %s0, 2;
-	mov.u32 %s2, lt_hsh;
-	add.u32 %s1, %s2, %s1;
-	mov.u32 %s3, 0;
-	st.shared.u32 [%s1], %s3;
-	add.u32 %s0, %s0, %u_ntid;
-	bra HZERO;
-HZERO_DONE:
-// bounded start gate
-	mov.u32 %s3, 0;
-	setp.ne.u32 %sp0, %u_tid, 0;
-	@%sp0 bra GATE_JOIN;
-	mov.u64 %sd1, %globaltimer;
-	add.u64 %sd2, %sd1, %d_timeout;
-GATE_POLL:
-	ld.relaxed.sys.global.u32 %s0, [%d_ctl];
-	setp.ne.u32 %sp0, %s0, 0;
-	@%sp0 bra GATE_OPEN;
-	mov.u64 %sd1, %globaltimer;
-	setp.lt.u64 %sp0, %sd1, %sd2;
-	@%sp0 bra GATE_POLL;
-	mov.u32 %s8, 1;
-	mov.u32 %s9, 0;
-	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
-	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
-	mov.u32 %s10, 0xFFFFFFFF;
-	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
-	mov.u32 %s3, 1;
-	st.shared.u32 [lt_flag], %s3;
-GATE_OPEN:
-	fence.acq_rel.sys;
-	st.shared.u32 [lt_flag], %s3;
-GATE_JOIN:
-	bar.sync 0;
-	ld.shared.u32 %s0, [lt_flag];
-	setp.ne.u32 %sp0, %s0, 0;
-	@%sp0 bra FLUSH;
-// iterations
-	mov.u32 %u_k, 0;
-ITER:
-	setp.ge.u32 %sp0, %u_k, %u_iters;
-	@%sp0 bra FLUSH;
-	and.b32 %u_set, %u_k, 1;
-	mul.lo.u32 %u_setn, %u_set, %u_n;
-	mul.lo.u32 %u_setrn, %u_setn, 3;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x00000000;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_rm0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x2F5E5358;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_rc0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x85EBCA6B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_rm1, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xB54A1DC3;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_rc1, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0BD794D6;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_rm2, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x3B35E82E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_rc2, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x5EBCA6B0;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_la0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xBD794D60;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xE4A8711B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_la1, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x436517CB;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
-	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
-	mov.u32 %u_j, %u_gtid;
-ITEM:
-	setp.ge.u32 %sp0, %u_j, %u_items;
-	@%sp0 bra BARRIER;
-	div.u32 %s0, %u_j, %u_n;
-	and.b32 %s1, %u_j, %u_nmask;
-	shl.b32 %s2, %s0, 2;
-	shr.u32 %s2, %u_roles, %s2;
-	and.b32 %u_role, %s2, 15;
-	setp.eq.u32 %sp0, %u_role, 0;
-	@%sp0 bra ROLE0;
-	setp.eq.u32 %sp0, %u_role, 1;
-	@%sp0 bra ROLE1;
-	setp.eq.u32 %sp0, %u_role, 2;
-	@%sp0 bra ROLE2;
-	bra ITEM_NEXT;
-ROLE0:
-	mul.lo.u32 %s4, %s1, %u_rm0;
-	add.u32 %s4, %s4, %u_rc0;
-	and.b32 %u_i, %s4, %u_nmask;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	bra ITEM_NEXT;
-ROLE1:
-	mul.lo.u32 %s4, %s1, %u_rm1;
-	add.u32 %s4, %s4, %u_rc1;
-	and.b32 %u_i, %s4, %u_nmask;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	bra ITEM_NEXT;
-ROLE2:
-	mul.lo.u32 %s4, %s1, %u_rm2;
-	add.u32 %s4, %s4, %u_rc2;
-	and.b32 %u_i, %s4, %u_nmask;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
-	ld.relaxed.gpu.global.u32 %u_r2, [%d_a0];
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r2;
-	bra ITEM_NEXT;
-ITEM_NEXT:
-	add.u32 %u_j, %u_j, %u_nt;
-	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 2;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir2, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
-	ld.relaxed.gpu.global.u32 %u_r2, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r2;
-	bra BARRIER;
-STRESS:
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra BARRIER;
-	mov.u32 %s0, 0;
-STRESS_LOOP:
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	setp.lt.u32 %sp0, %s0, 32;
-	@%sp0 bra STRESS_LOOP;
-BARRIER:
-	bar.sync 0;
-	add.u32 %u_k1, %u_k, 1;
-	mov.u32 %s3, 0;
-	setp.ne.u32 %sp0, %u_tid, 0;
-	@%sp0 bra BAR_JOIN;
-	@%q_multi bra BAR_F1_SYS;
-	fence.acq_rel.gpu;
-	bra BAR_F1_END;
-BAR_F1_SYS:
-	fence.sc.sys;
-BAR_F1_END:
-	atom.acq_rel.gpu.global.add.u32 %s0, [%d_bar], 1;
-	add.u32 %s0, %s0, 1;
-	mul.lo.u32 %s1, %u_k1, %u_nctas;
-	mov.u64 %sd1, %globaltimer;
-	add.u64 %sd2, %sd1, %d_timeout;
-	setp.ne.u32 %sp0, %s0, %s1;
-	@%sp0 bra BAR_WAIT0;
-	@!%q_multi bra BAR_RELEASE;
-	st.release.sys.global.u32 [%d_mine+0], %u_k1;
-	mov.u32 %s4, 0;
-BAR_PARTY:
-	setp.ge.u32 %sp0, %s4, %u_parties;
-	@%sp0 bra BAR_RELEASE;
-	add.u32 %s5, %s4, 1;
-	mul.wide.u32 %sd3, %s5, 128;
-	add.u64 %sd3, %d_ctl, %sd3;
-BAR_PARTY_POLL:
-	ld.acquire.sys.global.u32 %s6, [%sd3+0];
-	setp.ge.u32 %sp0, %s6, %u_k1;
-	@%sp0 bra BAR_PARTY_NEXT;
-	ld.relaxed.sys.global.u32 %s7, [%sd3+4];
-	mov.u32 %s8, 4;
-	setp.ne.u32 %sp0, %s7, 0;
-	@%sp0 bra BAR_FAIL;
-	mov.u32 %s8, 3;
-	mov.u64 %sd1, %globaltimer;
-	setp.lt.u64 %sp0, %sd1, %sd2;
-	@%sp0 bra BAR_PARTY_POLL;
-	bra BAR_FAIL;
-BAR_PARTY_NEXT:
-	add.u32 %s4, %s4, 1;
-	bra BAR_PARTY;
-BAR_RELEASE:
-	st.release.gpu.global.u32 [%d_bar+128], %u_k1;
-	bra BAR_DONE;
-BAR_WAIT0:
-	add.u64 %sd2, %sd2, %d_timeout;
-BAR_WAIT:
-	ld.acquire.gpu.global.u32 %s6, [%d_bar+128];
-	setp.eq.u32 %sp0, %s6, 0xFFFFFFFF;
-	@%sp0 bra BAR_ABORTED;
-	setp.ge.u32 %sp0, %s6, %u_k1;
-	@%sp0 bra BAR_DONE;
-	mov.u64 %sd1, %globaltimer;
-	setp.lt.u64 %sp0, %sd1, %sd2;
-	@%sp0 bra BAR_WAIT;
-	mov.u32 %s8, 2;
-BAR_FAIL:
-	mov.u32 %s9, %u_k;
-	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
-	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
-	mov.u32 %s10, 0xFFFFFFFF;
-	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
-	mov.u32 %s3, 1;
-	st.shared.u32 [lt_flag], %s3;
-	bra BAR_DONE;
-BAR_ABORTED:
-	mov.u32 %s3, 1;
-BAR_DONE:
-	@%q_multi bra BAR_F2_SYS;
-	fence.acq_rel.gpu;
-	bra BAR_F2_END;
-BAR_F2_SYS:
-	fence.sc.sys;
-BAR_F2_END:
-	st.shared.u32 [lt_flag], %s3;
-BAR_JOIN:
-	bar.sync 0;
-	ld.shared.u32 %s0, [lt_flag];
-	setp.ne.u32 %sp0, %s0, 0;
-	@%sp0 bra FLUSH;
-	@!%q_coll bra ITER_NEXT;
-	@!%q_test bra ITER_NEXT;
-	mov.u32 %u_i, %u_gtid;
-	mov.u32 %s9, 0;
-COLLECT:
-	setp.ge.u32 %sp0, %u_i, %u_n;
-	@%sp0 bra ITER_NEXT;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	ld.relaxed.sys.global.u32 %u_o0, [%sd3];
-	st.relaxed.sys.global.u32 [%sd3], %s9;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	ld.relaxed.sys.global.u32 %u_o1, [%sd3];
-	st.relaxed.sys.global.u32 [%sd3], %s9;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	ld.relaxed.sys.global.u32 %u_o2, [%sd3];
-	st.relaxed.sys.global.u32 [%sd3], %s9;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	st.relaxed.sys.global.u32 [%d_a0], %s9;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	st.relaxed.sys.global.u32 [%d_a1], %s9;
-	mov.u32 %s0, 0;
-	min.u32 %s1, %u_o0, 2;
-	mul.lo.u32 %s1, %s1, 1;
-	add.u32 %s0, %s0, %s1;
-	min.u32 %s1, %u_o1, 2;
-	mul.lo.u32 %s1, %s1, 3;
-	add.u32 %s0, %s0, %s1;
-	min.u32 %s1, %u_o2, 2;
-	mul.lo.u32 %s1, %s1, 9;
-	add.u32 %s0, %s0, %s1;
-	shl.b32 %s0, %s0, 2;
-	mov.u32 %s1, lt_hsh;
-	add.u32 %s0, %s1, %s0;
-	atom.shared.add.u32 %s1, [%s0], 1;
-	add.u32 %u_i, %u_i, %u_nt;
-	bra COLLECT;
-ITER_NEXT:
-	add.u32 %u_k, %u_k, 1;
-	bra ITER;
-FLUSH:
-	bar.sync 0;
-	mov.u32 %s0, %u_tid;
-FLUSH_LOOP:
-	setp.ge.u32 %sp0, %s0, 27;
-	@%sp0 bra EXIT;
-	shl.b32 %s1, %s0, 2;
-	mov.u32 %s2, lt_hsh;
-	add.u32 %s1, %s2, %s1;
-	ld.shared.u32 %s3, [%s1];
-	setp.eq.u32 %sp0, %s3, 0;
-	@%sp0 bra FLUSH_NEXT;
-	cvt.u64.u32 %sd4, %s3;
-	mul.wide.u32 %sd5, %s0, 8;
-	add.u64 %sd5, %d_hist, %sd5;
-	red.global.add.u64 [%sd5], %sd4;
-FLUSH_NEXT:
-	add.u32 %s0, %s0, %u_ntid;
-	bra FLUSH_LOOP;
-EXIT:
-	ret;
-}
-`,
 	"litmus_WRC_rel_gpu_acq_gpu": `//
 // Litmus test WRC rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
 //   T0: st.relaxed.sys.global.u32 x
@@ -19646,19 +12432,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<3>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -19696,8 +12478,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -19710,15 +12490,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -19897,129 +12668,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -20125,109 +12774,6 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	mov.u32 %s8, 1;
-	st.release.gpu.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 2;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir2, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE2_0:
-	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
-	setp.eq.u32 %sp1, %u_r1, 1;
-	@%sp1 bra POLLEDE2_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE2_0;
-POLLEDE2_0:
-	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r2;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -20238,7 +12784,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -20449,19 +12995,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<3>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -20499,8 +13041,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -20513,15 +13053,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -20700,129 +13231,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
-	@%q_same mov.u32 %u_la1, %u_la0;
-	@%q_same mov.u32 %u_lb1, %u_lb0;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -20928,109 +13337,6 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mov.u32 %s7, 0;
-POLLE1_0:
-	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
-	setp.eq.u32 %sp1, %u_r0, 1;
-	@%sp1 bra POLLEDE1_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE1_0;
-POLLEDE1_0:
-	mov.u32 %s8, 1;
-	st.release.sys.global.u32 [%d_a1], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 2;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir2, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la1;
-	add.u32 %s5, %s5, %u_lb1;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a1, %d_loc1, %sd3;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s7, 0;
-POLLE2_0:
-	ld.acquire.sys.global.u32 %u_r1, [%d_a1];
-	setp.eq.u32 %sp1, %u_r1, 1;
-	@%sp1 bra POLLEDE2_0;
-	add.u32 %s7, %s7, 1;
-	setp.lt.u32 %sp1, %s7, 64;
-	@%sp1 bra POLLE2_0;
-POLLEDE2_0:
-	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	mov.u32 %u_i, %u_ir2;
-	mul.lo.u32 %s5, %u_n, 2;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r2;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -21041,7 +13347,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -21250,19 +13556,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -21298,8 +13600,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -21312,15 +13612,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -21449,127 +13740,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -21619,50 +13790,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	atom.relaxed.gpu.global.add.u32 %u_r0, [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 2;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -21673,7 +13800,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -21859,19 +13986,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -21907,8 +14030,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -21921,15 +14042,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -22058,127 +14170,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -22228,50 +14220,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	atom.relaxed.sys.global.add.u32 %u_r0, [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 2;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -22282,7 +14230,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -22468,19 +14416,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -22516,8 +14460,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -22530,15 +14472,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -22667,127 +14600,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -22843,57 +14656,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	atom.relaxed.gpu.global.add.u32 %u_r0, [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	atom.relaxed.gpu.global.add.u32 %u_r1, [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -22904,7 +14666,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -23100,19 +14862,15 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns,
-	.param .u32 lt_env,
-	.param .u32 lt_pre_iters
+	.param .u64 lt_timeout_ns
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .pred %q_test, %q_multi, %q_coll;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
-	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
-	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -23148,8 +14906,6 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
-	ld.param.u32 %u_env, [lt_env];
-	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -23162,15 +14918,6 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
-	sub.u32 %u_cmask, %u_test_ctas, 1;
-	sub.u32 %u_bmask, %u_ntid, 1;
-	mov.u32 %u_spins, 0;
-	and.b32 %s0, %u_env, 1;
-	setp.ne.u32 %q_every, %s0, 0;
-	and.b32 %s0, %u_env, 2;
-	setp.ne.u32 %q_perm, %s0, 0;
-	and.b32 %s0, %u_env, 4;
-	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -23299,127 +15046,7 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xECD7A0B8;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 8;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_shuf, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x0486CA64;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 16;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_spin, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x8A7294CF;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	rem.u32 %s0, %s0, 100;
-	shr.u32 %u_pct, %u_env, 24;
-	and.b32 %u_pct, %u_pct, 255;
-	setp.lt.u32 %q_pre, %s0, %u_pct;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x72C36B23;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_sa, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0xF8AF358E;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	and.b32 %u_sb, %s0, %u_cmask;
-	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
-	xor.b32 %s0, %s0, %u_seed;
-	xor.b32 %s0, %s0, 0x7E9AFFF9;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x7FEB352D;
-	shr.u32 %s1, %s0, 15;
-	xor.b32 %s0, %s0, %s1;
-	mul.lo.u32 %s0, %s0, 0x846CA68B;
-	shr.u32 %s1, %s0, 16;
-	xor.b32 %s0, %s0, %s1;
-	or.b32 %s0, %s0, 1;
-	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
-	@!%q_pre bra PRE_DONE;
-	setp.eq.u32 %sp0, %u_stress_lines, 0;
-	@%sp0 bra PRE_DONE;
-	mov.u32 %s0, 0;
-PRE_LOOP:
-	setp.ge.u32 %sp0, %s0, %u_pre_iters;
-	@%sp0 bra PRE_DONE;
-	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
-	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
-	add.u32 %s1, %s1, %s2;
-	add.u32 %s1, %s1, %u_k;
-	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
-	add.u64 %sd3, %d_stress, %sd3;
-	and.b32 %s2, %s0, 1;
-	setp.eq.u32 %sp0, %s2, 0;
-	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
-	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
-	add.u32 %s0, %s0, 1;
-	bra PRE_LOOP;
-PRE_DONE:
-	@!%q_spin bra SPIN_DONE;
-	add.u32 %u_spins, %u_spins, 1;
-	mul.lo.u32 %s1, %u_spins, %u_nt;
-	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
-	add.u32 %s0, %s0, 1;
-	mov.u32 %s2, 0;
-SPIN_LOOP:
-	setp.ge.u32 %sp0, %s0, %s1;
-	@%sp0 bra SPIN_DONE;
-	add.u32 %s2, %s2, 1;
-	setp.gt.u32 %sp0, %s2, 1024;
-	@%sp0 bra SPIN_DONE;
-	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
-	bra SPIN_LOOP;
-SPIN_DONE:
-	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -23475,57 +15102,6 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
-EVERY:
-	mov.u32 %u_c, %u_cta;
-	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
-	and.b32 %u_c, %u_c, %u_cmask;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 0;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir0, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	atom.relaxed.sys.global.add.u32 %u_r0, [%d_a0], %s8;
-	mov.u32 %s4, %u_tid;
-	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
-	and.b32 %s4, %s4, %u_bmask;
-	mul.lo.u32 %s5, %u_d, 1;
-	sub.u32 %s5, %u_c, %s5;
-	and.b32 %s5, %s5, %u_cmask;
-	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
-	mov.u32 %u_ir1, %u_i;
-	mul.lo.u32 %s5, %u_i, %u_la0;
-	add.u32 %s5, %s5, %u_lb0;
-	and.b32 %s5, %s5, %u_nmask;
-	add.u32 %s5, %s5, %u_setn;
-	mul.wide.u32 %sd3, %s5, %u_stride;
-	add.u64 %d_a0, %d_loc0, %sd3;
-	mov.u32 %s8, 1;
-	atom.relaxed.sys.global.add.u32 %u_r1, [%d_a0], %s8;
-	mov.u32 %u_i, %u_ir0;
-	mul.lo.u32 %s5, %u_n, 0;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r0;
-	mov.u32 %u_i, %u_ir1;
-	mul.lo.u32 %s5, %u_n, 1;
-	add.u32 %s5, %s5, %u_setrn;
-	add.u32 %s5, %s5, %u_i;
-	mul.wide.u32 %sd3, %s5, 4;
-	add.u64 %sd3, %d_regs, %sd3;
-	st.global.u32 [%sd3], %u_r1;
-	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -23536,7 +15112,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, 128;
+	mul.wide.u32 %sd3, %s1, %u_stride;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;

@@ -88,8 +88,8 @@ func litmusTablesSource() string {
 		for _, u := range c.Place.Homes {
 			homes = append(homes, strconv.Itoa(int(u)))
 		}
-		fmt.Fprintf(&b, "\t{Name: %s, Test: %s, Target: %s, Pair: %v, Entry: %s, Regs: %d, Polled: %v,\n",
-			strconv.Quote(placeholders.Replace(c.Name())), strconv.Quote(c.Test.Name()), strconv.Quote(c.Test.TargetText()),
+		fmt.Fprintf(&b, "\t{Name: %s, Key: %s, Test: %s, Target: %s, Pair: %v, Entry: %s, Regs: %d, Polled: %v,\n",
+			strconv.Quote(placeholders.Replace(c.Name())), strconv.Quote(c.Key()), strconv.Quote(c.Test.Name()), strconv.Quote(c.Test.TargetText()),
 			c.Pair != nil, strconv.Quote(k.Entry), c.Test.Regs(), c.Test.Polled())
 		fmt.Fprintf(&b, "\t\tLink: %v, HostRMW: %v, PeerRMW: %v,\n", c.Place.Kind != litmus.CTAs, c.Place.HostRMW(c.Test), c.Place.PeerRMW(c.Test))
 		fmt.Fprintf(&b, "\t\tHomes: []int{%s}, Roles: [2][]int{{%s}, {%s}}, HostRoles: []int{%s},\n", strings.Join(homes, ", "), strings.Join(roles[0], ", "), strings.Join(roles[1], ", "), strings.Join(hostRoles, ", "))

@@ -283,6 +283,7 @@ func init() {
 		specs: func(t Target) []spec {
 			return []spec{{
 				name: fmt.Sprintf("hands data from a kernel on GPU%d to a host goroutine when the kernel sets it with st.release.sys", t.A),
+				key:  "gpu-to-host",
 				code: `struct host_handoff hd = new_host_handoff(A);
 step("running %d GPU → host handoffs of %d words", HD_ROUNDS, HD_WORDS);
 launch_handoff(A, &hd, "hd_to_host");
@@ -314,6 +315,7 @@ else if (!failed_round) printf("  ok: the host read every word new in all %d rou
 `,
 			}, {
 				name: fmt.Sprintf("hands data from a host goroutine to a kernel on GPU%d when the goroutine sets it with an atomic store", t.A),
+				key:  "host-to-gpu",
 				code: `struct host_handoff hd = new_host_handoff(A);
 step("running %d host → GPU handoffs of %d words", HD_ROUNDS, HD_WORDS);
 launch_handoff(A, &hd, "hd_from_host");

@@ -109,7 +109,7 @@ func (t Target) scope() checks.Scope {
 }
 
 // Command is the p2pconf command that writes the reproducer of check on t
-// (restricted to the spec whose text is variant, when not empty).
+// (restricted to the spec variant names, when not empty).
 func Command(check string, t Target, variant string) string {
 	c := "p2pconf repro " + check + " " + t.Flag()
 	if variant != "" {
@@ -124,6 +124,9 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 type spec struct {
 	// name is the spec's text with the GPU names, as the suite prints it.
 	name string
+	// key is the spec's variant key, as the suite declares it (its
+	// variant: label); "" where the check has one spec per target.
+	key string
 	// code is the body of a C function returning void.
 	code string
 	// decls are C declarations the code needs (a PTX string, tables);
@@ -174,8 +177,8 @@ type File struct {
 }
 
 // Generate writes the reproducer of check id on t. With variant set, only
-// the specs it selects are included: a spec whose words all occur in
-// variant, or whose name equals it.
+// the specs it selects are included (see choose): the spec with that
+// variant key, else the specs whose text is or contains it.
 func Generate(id string, t Target, variant string) (File, error) {
 	c, ok := checks.Lookup(id)
 	if !ok {
@@ -197,7 +200,11 @@ func Generate(id string, t Target, variant string) (File, error) {
 	if len(chosen) == 0 {
 		var names []string
 		for _, s := range all {
-			names = append(names, s.name)
+			if s.key != "" {
+				names = append(names, s.key+": "+s.name)
+			} else {
+				names = append(names, s.name)
+			}
 		}
 		return File{}, fmt.Errorf("repro: %s on %s: --variant %q selects no spec; the specs are:\n  %s", id, t, variant, strings.Join(names, "\n  "))
 	}
@@ -249,14 +256,19 @@ func Generate(id string, t Target, variant string) (File, error) {
 	return f, nil
 }
 
-// choose picks the specs a --variant text names. The report's variant is
-// the spec text without the GPU names (and perhaps its "family: " prefix);
-// a user may paste the spec text with them, or a part of it. Both sides are
-// compared without GPU names: an equal spec wins, else every spec whose
-// text contains the variant.
+// choose picks the specs --variant names. The report's variant is the
+// spec's variant key, which selects that spec; a user may also paste the
+// spec's display text (perhaps with its "family: " prefix), or a part of
+// it. Texts are compared without GPU names: an equal spec wins, else every
+// spec whose text contains the variant.
 func choose(all []spec, variant string) []spec {
 	if variant == "" {
 		return all
+	}
+	for _, s := range all {
+		if s.key != "" && s.key == strings.TrimSpace(variant) {
+			return []spec{s}
+		}
 	}
 	v := normalise(variant)
 	var equal, containing []spec

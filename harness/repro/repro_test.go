@@ -4,6 +4,7 @@
 package repro
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -272,6 +273,8 @@ func TestVariantSelection(t *testing.T) {
 		{"cuMemcpyPeerAsync moves 64 MiB GPU0→GPU1 and GPU1→GPU0 exactly, with peer access GPU0→GPU1 enabled", 1},
 		{"4 GiB + 12 B", 2},
 		{"without peer access", 5},
+		{"4kib-12b-peer", 1}, // the report's variant key
+		{"64mib-4kib-7b-at-3-7-no-peer", 1},
 	} {
 		f, err := Generate("access.peer-copy", Pair(0, 1), tc.variant)
 		if err != nil || len(f.Specs) != tc.want {
@@ -401,5 +404,54 @@ func TestRunAllAndTheInterposer(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "violations caught: 1  missed: 0") {
 		t.Errorf("run-all.sh --interposed on one GPU: %v\n%s", err, out)
+	}
+}
+
+// TestVariantKeysAreTheSuites checks every reproducer's variant keys against
+// the specs the suites ran on the fake two-GPU machine (the selftest's
+// reviewed expectation, keyed by check, target and variant key): a key
+// there must select the reproducer's spec, so a report's --variant works.
+func TestVariantKeysAreTheSuites(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "cmd", "selftest", "testdata", "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oracle map[string]map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(b, &oracle); err != nil {
+		t.Fatal(err)
+	}
+	suiteKeys := map[string]bool{}
+	for _, specs := range oracle["h200x2"] {
+		for k := range specs {
+			suiteKeys[k] = true
+		}
+	}
+	checked := 0
+	for _, id := range Checks() {
+		for _, tg := range []Target{GPU(0), Pair(0, 1)} {
+			r := recipes[id]
+			c, _ := checks.Lookup(id)
+			if !c.AllowsScope(tg.scope()) {
+				continue
+			}
+			label := "gpu:" + tg.ID()
+			if tg.Pair {
+				label = "pair:" + tg.ID()
+			}
+			specs := r.specs(tg)
+			for _, s := range specs {
+				switch {
+				case s.key == "" && len(specs) > 1:
+					t.Errorf("%s on %s: spec %q has no variant key", id, tg, s.name)
+				case s.key != "" && !suiteKeys[id+" "+label+" variant:"+s.key]:
+					t.Errorf("%s on %s: variant %q (%q) is no spec the suite ran on h200x2", id, tg, s.key, s.name)
+				case s.key != "":
+					checked++
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no variant key checked")
 	}
 }

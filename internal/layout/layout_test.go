@@ -87,3 +87,31 @@ func TestCommandHasNoGinkgo(t *testing.T) {
 		}
 	}
 }
+
+// TestReportHasNoGPUCode: the report package reads, merges and renders
+// reports; the machine reaches it through harness/sysrecord, so neither
+// the test framework nor the CUDA binding, the backends or the machine are
+// in its dependencies (`go list -deps ./harness/report`).
+func TestReportHasNoGPUCode(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("needs the go command (found: %v)", err)
+	}
+	cmd := exec.Command(goTool, "list", "-deps", "./harness/report")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps ./harness/report: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps ./harness/report listed only %d packages:\n%s", len(deps), out)
+	}
+	forbidden := map[string]bool{module + "/harness": true, module + "/harness/cuda": true, module + "/harness/cudabackend": true,
+		module + "/harness/fake": true, module + "/harness/machine": true}
+	for _, d := range deps {
+		if strings.Contains(d, "ginkgo") || strings.Contains(d, "gomega") || forbidden[d] {
+			t.Errorf("harness/report depends on %s", d)
+		}
+	}
+}

@@ -58,8 +58,10 @@ type Spec struct {
 	Text   string
 	ID     string // from the id: label
 	Target string // gpu:N, pair:A-B or triple:A-B-C
-	State  string // passed, failed, skipped, ...
-	Reason string // skip reason or failure message
+	// Variant is the variant key (variant: label), "" when none.
+	Variant string
+	State   string // passed, failed, skipped, ...
+	Reason  string // skip reason or failure message
 }
 
 // Result is one run of a suite binary.
@@ -134,6 +136,8 @@ func ParseReport(b []byte) ([]Spec, error) {
 					sp.ID = strings.TrimPrefix(l, "id:")
 				case strings.HasPrefix(l, "gpu:"), strings.HasPrefix(l, "pair:"), strings.HasPrefix(l, "triple:"):
 					sp.Target = l
+				case strings.HasPrefix(l, "variant:"):
+					sp.Variant = strings.TrimPrefix(l, "variant:")
 				}
 			}
 			if s.State != types.SpecStatePassed {

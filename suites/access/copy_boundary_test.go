@@ -20,7 +20,7 @@ import (
 // of the destination is a whole word of the source and a kernel on the
 // owner can check it against the seeded pattern.
 type boundaryCopy struct {
-	name           string
+	name, key      string // key: the copy in the spec's variant key
 	bytes          uint64
 	srcOff, dstOff uint64
 }
@@ -31,8 +31,8 @@ type boundaryCopy struct {
 // Their data is checked by a kernel on the owner GPU (kernels.Verify), the
 // few bytes at either end on the host.
 var boundaryCopies = []boundaryCopy{
-	{"64 MiB + 4 KiB + 7 B at byte offsets 3→7", 64<<20 + 4<<10 + 7, 3, 7},
-	{"4 GiB + 12 B", 4<<30 + 12, 0, 0},
+	{"64 MiB + 4 KiB + 7 B at byte offsets 3→7", "64mib-4kib-7b-at-3-7", 64<<20 + 4<<10 + 7, 3, 7},
+	{"4 GiB + 12 B", "4gib-12b", 4<<30 + 12, 0, 0},
 }
 
 // boundaryLayout is where a boundaryCopy puts the data: the source buffer
@@ -151,7 +151,7 @@ var _ = Describe("access:", func() {
 				// ID: access.peer-copy (requirement in copy_test.go), at a size
 				// that straddles a cap; checked on the owner GPU.
 				It(fmt.Sprintf("cuMemcpyPeerAsync moves %s %s→%s and %s→%s exactly, %s", c.name, p.A, p.B, p.B, p.A, mode),
-					harness.PairLabels("access.peer-copy", p), func(ctx SpecContext) {
+					harness.PairLabels("access.peer-copy", p, harness.Variant(c.key+"-"+copyMode(peer))), func(ctx SpecContext) {
 						// Each GPU holds one direction's source and the other's destination.
 						need := 2 * layout(c).need()
 						h.RequireFreeMemory(p.A, need, "a copy of "+c.name+" each way")
@@ -191,7 +191,7 @@ var _ = Describe("access:", func() {
 				above its largest buffer).
 			*/
 			It(fmt.Sprintf("cuMemcpyAsync moves %s within %s exactly", c.name, g),
-				harness.GPULabels("access.local-copy", g), func(ctx SpecContext) {
+				harness.GPULabels("access.local-copy", g, harness.Variant(c.key)), func(ctx SpecContext) {
 					h.RequireFreeMemory(g, 2*layout(c).need(), "a copy of "+c.name+" within it")
 					By(fmt.Sprintf("copying %s within %s", c.name, g))
 					boundaryCopyRun(ctx, h, g, g, c, harness.Seed("access.local-copy", g, c.name), "cuMemcpyAsync", func(s harness.Stream, to, from harness.DevicePtr, n uint64) {

@@ -15,12 +15,20 @@ import (
 // copySizes are the peer-copy sizes of SPECS.md: one word, a page plus
 // three words (a tail that is no multiple of anything), and 64 MiB.
 var copySizes = []struct {
-	name  string
-	words int
+	name, key string // key: the size in the spec's variant key
+	words     int
 }{
-	{"4 B", 1},
-	{"4 KiB + 12 B", 1024 + 3},
-	{"64 MiB", 16 << 20},
+	{"4 B", "4b", 1},
+	{"4 KiB + 12 B", "4kib-12b", 1024 + 3},
+	{"64 MiB", "64mib", 16 << 20},
+}
+
+// copyMode is the variant key's part for peer access on or off.
+func copyMode(peer bool) string {
+	if peer {
+		return "peer"
+	}
+	return "no-peer"
 }
 
 var _ = Describe("access:", func() {
@@ -52,7 +60,7 @@ var _ = Describe("access:", func() {
 					GPU (or on the fake backend above its largest buffer).
 				*/
 				It(fmt.Sprintf("cuMemcpyPeerAsync moves %s %s→%s and %s→%s exactly, %s", size.name, p.A, p.B, p.B, p.A, mode),
-					harness.PairLabels("access.peer-copy", p), func(ctx SpecContext) {
+					harness.PairLabels("access.peer-copy", p, harness.Variant(size.key+"-"+copyMode(peer))), func(ctx SpecContext) {
 						if peer {
 							h.RequirePeerAccess(p)
 							h.MustEnablePeerAccess(p)

@@ -44,7 +44,7 @@ var _ = Describe("atomics: when two GPUs apply atomics to one GPU's memory at on
 				the per-operation masks say).
 			*/
 			It(fmt.Sprintf("atom.%s.sys stays exact (%s and %s on %s's memory)", op.Name, p.A, p.B, p.A),
-				harness.PairLabels("atomics.concurrent-sys-rmw", p), func(ctx SpecContext) {
+				harness.PairLabels("atomics.concurrent-sys-rmw", p, harness.Variant(op.Key())), func(ctx SpecContext) {
 					h.RequirePeerAccess(p.Reverse())
 					requireAdvertised(h, p.B, p.A, op)
 					c := pairContention(h, p, op, kernels.AtomContendSys)
@@ -125,7 +125,7 @@ var _ = Describe("atomics: when every SM of one GPU applies atomics to its own m
 				Applies to: every GPU.
 			*/
 			It(fmt.Sprintf("atom.%s.sys stays exact (every SM of %s)", op.Name, g),
-				harness.GPULabels("atomics.intra-gpu-sys-rmw", g), func(ctx SpecContext) {
+				harness.GPULabels("atomics.intra-gpu-sys-rmw", g, harness.Variant(op.Key())), func(ctx SpecContext) {
 					s := sideFor(g, op)
 					s.grid *= 2 // two CTAs per SM: the baseline has as many threads as a pair run
 					c := contention{op: op, kernel: kernels.AtomContendSys, owner: g, sides: []side{s}}

@@ -25,7 +25,7 @@ var _ = Describe("bandwidth: copy engines", func() {
 		   Applies to: every ordered pair (staged through the host where peer access is unavailable).
 		*/
 		It(fmt.Sprintf("move data from %s to %s with cuMemcpyPeerAsync at every size", p.A, p.B),
-			harness.PairLabels(idCopyEngine, p, harness.Slow), func(ctx SpecContext) {
+			harness.PairLabels(idCopyEngine, p, harness.Variant("peer-copy"), harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idCopyEngine, p)
 				s.enablePeers(p)
 				b := s.bench("ce", "uni", "cuMemcpyPeerAsync "+p.String())
@@ -45,7 +45,7 @@ var _ = Describe("bandwidth: copy engines", func() {
 		   Applies to: every unordered pair, once.
 		*/
 		It(fmt.Sprintf("move data between %s in both directions at once with cuMemcpyPeerAsync", both(p)),
-			harness.PairLabels(idCopyEngine, p, harness.Slow), func(ctx SpecContext) {
+			harness.PairLabels(idCopyEngine, p, harness.Variant("peer-copy-both-ways"), harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idCopyEngine, p)
 				s.enablePeers(p)
 				b := s.bench("ce", "bidir", "cuMemcpyPeerAsync both ways between "+both(p))
@@ -63,7 +63,7 @@ var _ = Describe("bandwidth: copy engines", func() {
 		   Source: CUDA Driver API cuMemcpyAsync. Applies to: every GPU.
 		*/
 		It(fmt.Sprintf("copy within %s's memory with cuMemcpyAsync at every size", g),
-			harness.GPULabels(idCopyEngine, g, harness.Slow), func(ctx SpecContext) {
+			harness.GPULabels(idCopyEngine, g, harness.Variant("local-copy"), harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idCopyEngine, g)
 				b := s.bench("ce", "local", "cuMemcpyAsync within "+g.String())
 				b.countReadWrite()
@@ -79,7 +79,7 @@ var _ = Describe("bandwidth: copy engines", func() {
 		   Source: CUDA Driver API cuMemHostAlloc, cuMemcpyAsync. Applies to: every GPU that maps host memory.
 		*/
 		It(fmt.Sprintf("copy from pinned host memory to %s with cuMemcpyAsync at every size", g),
-			harness.GPULabels(idCopyEngine, g, harness.Slow), func(ctx SpecContext) {
+			harness.GPULabels(idCopyEngine, g, harness.Variant("host-to-gpu"), harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idCopyEngine, g)
 				s.requireHostMapping(g)
 				b := s.bench("ce", "h2d", "cuMemcpyAsync host→"+g.String())
@@ -94,7 +94,7 @@ var _ = Describe("bandwidth: copy engines", func() {
 		   Source: CUDA Driver API cuMemcpyAsync. Applies to: every GPU that maps host memory.
 		*/
 		It(fmt.Sprintf("copy from %s to pinned host memory with cuMemcpyAsync at every size", g),
-			harness.GPULabels(idCopyEngine, g, harness.Slow), func(ctx SpecContext) {
+			harness.GPULabels(idCopyEngine, g, harness.Variant("gpu-to-host"), harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idCopyEngine, g)
 				s.requireHostMapping(g)
 				b := s.bench("ce", "d2h", "cuMemcpyAsync "+g.String()+"→host")
@@ -109,7 +109,7 @@ var _ = Describe("bandwidth: copy engines", func() {
 		   Source: CUDA Driver API cuMemcpyAsync. Applies to: every GPU that maps host memory.
 		*/
 		It(fmt.Sprintf("copy between pinned host memory and %s in both directions at once", g),
-			harness.GPULabels(idCopyEngine, g, harness.Slow), func(ctx SpecContext) {
+			harness.GPULabels(idCopyEngine, g, harness.Variant("host-both-ways"), harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idCopyEngine, g)
 				s.requireHostMapping(g)
 				b := s.bench("ce", "h2d+d2h", "cuMemcpyAsync host↔"+g.String()+" on two streams")

@@ -24,7 +24,7 @@ var _ = Describe("bandwidth: latency probes", func() {
 		   two H200: latency (8.2 µs round trip, 2.9 µs pipelined). Applies to: every ordered pair.
 		*/
 		It(fmt.Sprintf("time a 4-byte cuMemcpyPeerAsync from %s to %s", p.A, p.B),
-			harness.PairLabels(idLatency, p), func(ctx SpecContext) {
+			harness.PairLabels(idLatency, p, harness.Variant("peer-copy-4b")), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idLatency, p)
 				s.enablePeers(p)
 				src, dst := s.wordBuf(p.A), s.wordBuf(p.B)
@@ -42,7 +42,7 @@ var _ = Describe("bandwidth: latency probes", func() {
 		   latency (857 ns per hop over NV18). Applies to: ordered pairs with cuDeviceCanAccessPeer(A, B) = 1.
 		*/
 		It(fmt.Sprintf("time a kernel on %s chasing pointers through %s's memory", p.A, p.B),
-			harness.PairLabels(idLatency, p), func(ctx SpecContext) {
+			harness.PairLabels(idLatency, p, harness.Variant("pointer-chase-peer")), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idLatency, p)
 				s.requirePeers(p, false)
 				s.chaseLatency(p.A, p.B)
@@ -59,7 +59,7 @@ var _ = Describe("bandwidth: latency probes", func() {
 		   Applies to: every GPU.
 		*/
 		It(fmt.Sprintf("time a 4-byte cuMemcpyAsync within %s's memory", g),
-			harness.GPULabels(idLatency, g), func(ctx SpecContext) {
+			harness.GPULabels(idLatency, g, harness.Variant("local-copy-4b")), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idLatency, g)
 				src, dst := s.wordBuf(g), s.wordBuf(g)
 				st := h.Stream(g)
@@ -75,7 +75,7 @@ var _ = Describe("bandwidth: latency probes", func() {
 		   Applies to: every GPU.
 		*/
 		It(fmt.Sprintf("time a kernel on %s chasing pointers through its own memory", g),
-			harness.GPULabels(idLatency, g), func(ctx SpecContext) {
+			harness.GPULabels(idLatency, g, harness.Variant("pointer-chase-local")), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idLatency, g)
 				s.chaseLatency(g, g)
 			}, harness.Timeout(1))

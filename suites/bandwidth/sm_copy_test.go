@@ -26,7 +26,7 @@ var _ = Describe("bandwidth: a kernel", func() {
 		   Applies to: ordered pairs with cuDeviceCanAccessPeer(A, B) = 1.
 		*/
 		It(fmt.Sprintf("on %s reads %s's memory into its own at every size", p.A, p.B),
-			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
+			harness.PairLabels(idSMCopy, p, harness.Variant("peer-read"), harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idSMCopy, p)
 				s.requirePeers(p, false)
 				b := s.bench("sm", "read", fmt.Sprintf("a kernel on %s reading %s's memory", p.A, p.B))
@@ -40,7 +40,7 @@ var _ = Describe("bandwidth: a kernel", func() {
 		   recorded per size with the link's fraction. Source: as above. Applies to: as above.
 		*/
 		It(fmt.Sprintf("on %s writes its memory into %s's at every size", p.A, p.B),
-			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
+			harness.PairLabels(idSMCopy, p, harness.Variant("peer-write"), harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idSMCopy, p)
 				s.requirePeers(p, false)
 				b := s.bench("sm", "write", fmt.Sprintf("a kernel on %s writing into %s's memory", p.A, p.B))
@@ -58,7 +58,7 @@ var _ = Describe("bandwidth: a kernel", func() {
 		   Source: as above. Applies to: unordered pairs with cuDeviceCanAccessPeer = 1 both ways, once.
 		*/
 		It(fmt.Sprintf("on each of %s reads the other's memory at once", both(p)),
-			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
+			harness.PairLabels(idSMCopy, p, harness.Variant("peer-read-both-ways"), harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idSMCopy, p)
 				s.requirePeers(p, true)
 				b := s.bench("sm", "read-bidir", "kernels on "+both(p)+" each reading the other's memory")
@@ -73,7 +73,7 @@ var _ = Describe("bandwidth: a kernel", func() {
 		   every byte; the total is recorded. Source and applies to: as above.
 		*/
 		It(fmt.Sprintf("on each of %s writes into the other's memory at once", both(p)),
-			harness.PairLabels(idSMCopy, p, harness.Slow), func(ctx SpecContext) {
+			harness.PairLabels(idSMCopy, p, harness.Variant("peer-write-both-ways"), harness.Slow), func(ctx SpecContext) {
 				s := pairSession(h, ctx, idSMCopy, p)
 				s.requirePeers(p, true)
 				b := s.bench("sm", "write-bidir", "kernels on "+both(p)+" each writing into the other's memory")
@@ -92,7 +92,7 @@ var _ = Describe("bandwidth: a kernel", func() {
 		   Source: CUDA Driver API cuMemHostAlloc(DEVICEMAP), cuMemHostGetDevicePointer. Applies to: every GPU.
 		*/
 		It(fmt.Sprintf("copies within %s's memory at every size", g),
-			harness.GPULabels(idSMCopy, g, harness.Slow), func(ctx SpecContext) {
+			harness.GPULabels(idSMCopy, g, harness.Variant("local-copy"), harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idSMCopy, g)
 				b := s.bench("sm", "local", "a kernel copy within "+g.String())
 				b.countReadWrite()
@@ -106,7 +106,7 @@ var _ = Describe("bandwidth: a kernel", func() {
 		   Source: CUDA Driver API cuMemHostGetDevicePointer. Applies to: GPUs that map host memory.
 		*/
 		It(fmt.Sprintf("on %s reads pinned host memory into its own at every size", g),
-			harness.GPULabels(idSMCopy, g, harness.Slow), func(ctx SpecContext) {
+			harness.GPULabels(idSMCopy, g, harness.Variant("host-read"), harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idSMCopy, g)
 				s.requireHostMapping(g)
 				b := s.bench("sm", "h2d", "a kernel on "+g.String()+" reading pinned host memory")
@@ -120,7 +120,7 @@ var _ = Describe("bandwidth: a kernel", func() {
 		   byte. Source: as above. Applies to: GPUs that map host memory.
 		*/
 		It(fmt.Sprintf("on %s writes its memory into pinned host memory at every size", g),
-			harness.GPULabels(idSMCopy, g, harness.Slow), func(ctx SpecContext) {
+			harness.GPULabels(idSMCopy, g, harness.Variant("host-write"), harness.Slow), func(ctx SpecContext) {
 				s := gpuSession(h, ctx, idSMCopy, g)
 				s.requireHostMapping(g)
 				b := s.bench("sm", "d2h", "a kernel on "+g.String()+" writing into pinned host memory")

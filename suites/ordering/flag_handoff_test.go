@@ -16,15 +16,15 @@ import (
 var (
 	// mpConf are the forbidden forms: stale data after the flag is a failure.
 	mpConf = []mpVariant{
-		{"st.release.sys and ld.acquire.sys on the flag", kernels.MPReleaseAcquire, kernels.MPReleaseAcquire},
-		{"fence.acq_rel.sys around relaxed .sys flag accesses", kernels.MPFenceAcqRel, kernels.MPFenceAcqRel},
-		{"fence.sc.sys around relaxed .sys flag accesses", kernels.MPFenceSC, kernels.MPFenceSC},
+		{"st.release.sys and ld.acquire.sys on the flag", "rel-acq", kernels.MPReleaseAcquire, kernels.MPReleaseAcquire},
+		{"fence.acq_rel.sys around relaxed .sys flag accesses", "fence-acq-rel", kernels.MPFenceAcqRel, kernels.MPFenceAcqRel},
+		{"fence.sc.sys around relaxed .sys flag accesses", "fence-sc", kernels.MPFenceSC, kernels.MPFenceSC},
 	}
 	// mpMutants are allowed weak forms (docs/litmus.md, A message passing).
 	mpMutants = []mpVariant{
-		{"a relaxed .sys flag and no fence", kernels.MPRelaxed, kernels.MPRelaxed},
-		{"st.release.gpu and ld.acquire.gpu across GPUs", kernels.MPGPUScope, kernels.MPGPUScope},
-		{"st.release.sys but a relaxed load of the flag", kernels.MPReleaseAcquire, kernels.MPRelaxed},
+		{"a relaxed .sys flag and no fence", "relaxed-no-fence", kernels.MPRelaxed, kernels.MPRelaxed},
+		{"st.release.gpu and ld.acquire.gpu across GPUs", "gpu-scope", kernels.MPGPUScope, kernels.MPGPUScope},
+		{"st.release.sys but a relaxed load of the flag", "relaxed-load", kernels.MPReleaseAcquire, kernels.MPRelaxed},
 	}
 )
 
@@ -49,7 +49,7 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 					Applies to: pairs with peer access towards the memory used.
 				*/
 				It(handoffText(p, v, home),
-					harness.PairLabels("ordering.flag-handoff-sys", p), func(ctx SpecContext) {
+					harness.PairLabels("ordering.flag-handoff-sys", p, harness.Variant(handoffKey(p, v, home))), func(ctx SpecContext) {
 						r := newMPRun(h, p, v, home)
 						By(fmt.Sprintf("running %d handoff instances per launch for up to %s", r.n, budget/8))
 						t := r.run(ctx, h, budget/8, func(mpTally) bool { return false })
@@ -71,7 +71,7 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 				its outcome.
 			*/
 			It(fmt.Sprintf("lets %s read stale data after %s's flag with %s", p.B, p.A, v.what),
-				harness.PairLabels("ordering.flag-handoff-weak", p), func(ctx SpecContext) {
+				harness.PairLabels("ordering.flag-handoff-weak", p, harness.Variant(v.key)), func(ctx SpecContext) {
 					r := newMPRun(h, p, v, p.A)
 					By(fmt.Sprintf("running %d handoff instances per launch for up to %s or %d weak outcomes", r.n, budget/4, mpWant))
 					t := r.run(ctx, h, budget/4, func(t mpTally) bool { return t.staleInst >= mpWant })
@@ -81,7 +81,7 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 					// in the reader's memory.
 					var conf []string
 					for _, c := range mpConf {
-						conf = append(conf, handoffText(p, c, p.A))
+						conf = append(conf, handoffKey(p, c, p.A))
 					}
 					harness.PowerTo("ordering.flag-handoff-sys", conf, harness.PowerResult{Observed: t.staleInst > 0, Hits: int(t.staleInst), Trials: int(t.seen)},
 						fmt.Sprintf("%s with %s: %s", p, v.what, t.describe(r.n)))
@@ -90,8 +90,17 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 	}
 })
 
-// handoffText is the name of a flag-handoff-sys spec, which its mutants
-// name to give it power.
+// handoffKey is the variant key of a flag-handoff-sys spec, which its
+// mutants name to give it power: the form and whose memory holds the data
+// and flags, the writer's or the reader's.
+func handoffKey(p harness.Pair, v mpVariant, home harness.GPU) string {
+	if home == p.A {
+		return v.key + "-in-writer"
+	}
+	return v.key + "-in-reader"
+}
+
+// handoffText is the name of a flag-handoff-sys spec.
 func handoffText(p harness.Pair, v mpVariant, home harness.GPU) string {
 	return fmt.Sprintf("hands data from %s to %s with %s, data and flags in %s's memory", p.A, p.B, v.what, home)
 }

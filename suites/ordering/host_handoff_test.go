@@ -46,7 +46,7 @@ var _ = Describe("ordering: a flag in mapped pinned memory", func() {
 			Applies to: every GPU (mapped pinned memory, CAN_MAP_HOST_MEMORY).
 		*/
 		It(fmt.Sprintf("hands data from a kernel on %s to a host goroutine when the kernel sets it with st.release.sys", g),
-			harness.GPULabels("ordering.host-device-handoff", g), func(ctx SpecContext) {
+			harness.GPULabels("ordering.host-device-handoff", g, harness.Variant("gpu-to-host")), func(ctx SpecContext) {
 				hd := newHostHandoff(h, g)
 				By(fmt.Sprintf("running %d GPU → host handoffs of %d words", hdRounds, hdWords))
 				h.Launch(hd.s, kernels.HandoffToHost, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},
@@ -64,7 +64,7 @@ var _ = Describe("ordering: a flag in mapped pinned memory", func() {
 
 		// ID: ordering.host-device-handoff (requirement above), host → GPU.
 		It(fmt.Sprintf("hands data from a host goroutine to a kernel on %s when the goroutine sets it with an atomic store", g),
-			harness.GPULabels("ordering.host-device-handoff", g), func(ctx SpecContext) {
+			harness.GPULabels("ordering.host-device-handoff", g, harness.Variant("host-to-gpu")), func(ctx SpecContext) {
 				hd := newHostHandoff(h, g)
 				By(fmt.Sprintf("running %d host → GPU handoffs of %d words", hdRounds, hdWords))
 				h.Launch(hd.s, kernels.HandoffFromHost, harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)},

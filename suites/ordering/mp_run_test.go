@@ -34,7 +34,7 @@ const (
 
 // mpVariant is one way of publishing and observing the flag.
 type mpVariant struct {
-	what           string
+	what, key      string // key: the form in the spec's variant key
 	writer, reader kernels.MPMode
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package report
+package sysrecord
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness/backend"
 	claimmodel "github.com/p2pconf/p2pconf/harness/claims"
 	"github.com/p2pconf/p2pconf/harness/machine"
+	"github.com/p2pconf/p2pconf/harness/report"
 )
 
 // TestPairBoundary: a pair's claims survive the trip into the schema and
@@ -33,11 +34,11 @@ func TestPairBoundary(t *testing.T) {
 		rec.CUDA.AtomicCapabilities[backend.AtomicIntegerMin.String()] != c.CUDA.AtomicCaps[backend.AtomicIntegerMin].String() {
 		t.Errorf("PairOf = %+v", rec)
 	}
-	if back := claimsOf(rec); !reflect.DeepEqual(back, c) {
-		t.Errorf("claimsOf(PairOf(p)) = %+v, want %+v", back, c)
+	if back := report.ClaimsOf(rec); !reflect.DeepEqual(back, c) {
+		t.Errorf("ClaimsOf(PairOf(p)) = %+v, want %+v", back, c)
 	}
-	if got, want := claimConflicts(rec), claimmodel.Disagreements(c); len(got) != len(want) || len(got) == 0 {
-		t.Errorf("claimConflicts = %q, want one line per disagreement of %+v", got, want)
+	if got, want := claimmodel.Disagreements(report.ClaimsOf(rec)), claimmodel.Disagreements(c); len(got) != len(want) || len(got) == 0 {
+		t.Errorf("disagreements of the record %+v, want those of the claims %+v", got, want)
 	}
 
 	c.CUDA.AtomicCaps, c.CUDA.AtomicCapsErr = nil, fmt.Errorf("cuDeviceGetP2PAtomicCapabilities: %w", backend.ErrMissingEntryPoint)
@@ -46,7 +47,9 @@ func TestPairBoundary(t *testing.T) {
 	if rec.CUDA.AtomicCapabilities != nil || rec.CUDA.AtomicCapabilitiesErr == "" || rec.NVML.Error != "NVML is not available" {
 		t.Errorf("PairOf without masks and NVML = %+v", rec)
 	}
-	for _, line := range claimConflicts(rec) {
-		t.Errorf("a pair whose NVML could not be read has conflict %q; unread claims are no conflict", line)
+	for _, d := range claimmodel.Disagreements(report.ClaimsOf(rec)) {
+		if !d.Unread {
+			t.Errorf("a pair whose NVML could not be read has conflict %q; unread claims are no conflict", d.Text)
+		}
 	}
 }

@@ -129,7 +129,7 @@ func usageMeaning(more string) string {
 var _ = registerExits(
 	exitRow{"run", exitOK, "every selected suite ran and every check conformed (passed, or skipped for a reason the catalogue names)"},
 	exitRow{"run", exitFailure, "a conformance failure: a check failed or timed out; wins over 3"},
-	exitRow{"run", exitUsage, usageMeaning(", found before any suite is built, a label filter that does not parse or selects no spec, or a report folder that cannot be used")},
+	exitRow{"run", exitUsage, "bad input, found before any GPU work and writing no result: a bad flag or setting (P2PCONF_*), a label filter naming a check or suite the catalogue lacks, or a report folder that cannot be used, all found before any suite is built; or a label filter that does not parse or selects no spec"},
 	exitRow{"run", exitIncomplete, "incomplete run or harness error: a suite did not run or stopped early, a result has status error, a suite process failed, or the suites could not be built or listed"},
 
 	exitRow{"report", exitOK, "all conform: every check of every suite the run meant to run passed or was skipped"},
@@ -167,5 +167,5 @@ var _ = registerExits(
 	exitRow{"run.sh", exitIncomplete, "as p2pconf run: an incomplete run or harness error"},
 
 	exitRow{"make conformance", exitOK, "as p2pconf run: every check conformed"},
-	exitRow{"make conformance", exitUsage, "anything else: make exits 2 for every failed command; the line before, \"make conformance: p2pconf run exited N\", gives p2pconf run's own status (1, 2 or 3)"},
+	exitRow{"make conformance", exitUsage, "anything else: make exits 2 for every failed command, so the line before it, \"make conformance: p2pconf run exited N (...)\", gives p2pconf run's own status (1, 2 or 3); CI that gates on the status runs p2pconf run or run.sh itself"},
 )

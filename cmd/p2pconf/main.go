@@ -282,6 +282,10 @@ func usageErr(format string, a ...any) error {
 }
 
 func cmdVersion(args []string, stdout, stderr io.Writer) error {
+	if asksHelp(args) {
+		fmt.Fprint(stdout, commandUsage("version")+"\n"+exitText("version"))
+		return nil
+	}
 	if len(args) > 0 {
 		return usageErr("version takes no arguments (got %s)", strings.Join(args, " "))
 	}

@@ -300,3 +300,10 @@ func cmdVersion(args []string, stdout, stderr io.Writer) error {
 // isNotExist reports whether err says a path does not exist: the caller's
 // mistake, not a broken run.
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// isFile reports whether p is a file, not a folder: a file given as input
+// that cannot be read as what it should be is the caller's mistake.
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

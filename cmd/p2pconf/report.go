@@ -58,6 +58,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 		ds, err := report.LoadInput(d)
 		if err != nil {
+			if isFile(d) {
+				return inputErr(err)
+			}
 			return incomplete(err)
 		}
 		docs = append(docs, ds...)

@@ -10,8 +10,6 @@ import (
 	"testing"
 )
 
-
-
 // exitDocs are the copies of the table: the file, the markers around the
 // copy, and how the copy is rendered.
 var exitDocs = []struct {

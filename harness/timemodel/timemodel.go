@@ -12,9 +12,9 @@
 package timemodel
 
 import (
-	"errors"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"

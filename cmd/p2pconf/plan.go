@@ -41,6 +41,10 @@ type suiteSet struct {
 	tmp     string
 }
 
+// suitesFor is how run and plan find their suite binaries: findSuites;
+// tests hand it binaries built once.
+var suitesFor = findSuites
+
 // findSuites locates the suite binaries named in only (comma separated, ""
 // for all): a dist bundle's (suites.txt beside the bin/ folder of this
 // executable), else, in a checkout, the suite
@@ -356,7 +360,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	set, err := findSuites(*suites, stderr)
+	set, err := suitesFor(*suites, stderr)
 	if set.cleanup != nil {
 		defer set.cleanup()
 	}

@@ -182,7 +182,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	set, err := findSuites(f.suites, stderr)
+	set, err := suitesFor(f.suites, stderr)
 	if set.cleanup != nil {
 		if f.keep {
 			defer func() { fmt.Fprintf(stderr, "p2pconf run: --keep: the suite binaries are in %s\n", set.tmp) }()

@@ -4,10 +4,13 @@
 package harness
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
+	"github.com/p2pconf/p2pconf/harness/gpulock"
 	"github.com/p2pconf/p2pconf/harness/settings"
 )
 
@@ -57,5 +60,60 @@ func TestSuiteReadersAgreeWithTheDeclarations(t *testing.T) {
 				t.Errorf("%s=%q: the %s reader says %v, the declaration %v", name, v, suite, readErr, checkErr)
 			}
 		}
+	}
+}
+
+// TestDeclaredDefaultsAreTheCodes: setting a variable to its declared
+// default (the one README shows) reads the same as leaving it unset.
+func TestDeclaredDefaultsAreTheCodes(t *testing.T) {
+	n := 0
+	for _, s := range settings.All() {
+		if s.Default == "" || s.Internal {
+			continue
+		}
+		only := func(k string) string {
+			if k == s.Name {
+				return s.Default
+			}
+			return ""
+		}
+		none := func(string) string { return "" }
+		bw0, err0 := ReadBandwidthSettings(none)
+		bw1, err1 := ReadBandwidthSettings(only)
+		lit0, err2 := ReadLitmusSettings(none, false)
+		lit1, err3 := ReadLitmusSettings(only, false)
+		if err := errors.Join(err0, err1, err2, err3); err != nil {
+			t.Errorf("%s=%s: %v", s.Name, s.Default, err)
+			continue
+		}
+		for _, k := range []string{s.Name, EnvBackend} {
+			t.Setenv(k, "")
+		}
+		cfg0, err4 := ReadConfig()
+		t.Setenv(s.Name, s.Default)
+		cfg1, err5 := ReadConfig()
+		if s.Name == EnvFakePreset {
+			t.Setenv(EnvBackend, "fake")
+			cfg0.FakePreset = EnvDefaultPreset
+			cfg1, err5 = ReadConfig()
+			cfg1.Backend = cfg0.Backend
+		}
+		lock0, err6 := gpulock.OptionsFromEnv()
+		lock1 := lock0
+		if s.Name == gpulock.EnvWait {
+			t.Setenv(s.Name, s.Default)
+			lock1, err6 = gpulock.OptionsFromEnv()
+		}
+		if err := errors.Join(err4, err5, err6); err != nil {
+			t.Errorf("%s=%s: %v", s.Name, s.Default, err)
+			continue
+		}
+		if !reflect.DeepEqual(bw0, bw1) || !reflect.DeepEqual(lit0, lit1) || !reflect.DeepEqual(cfg0, cfg1) || lock0.Wait != lock1.Wait {
+			t.Errorf("%s=%s reads otherwise than the variable unset: the declared default is not the code's", s.Name, s.Default)
+		}
+		n++
+	}
+	if n < 15 {
+		t.Fatalf("only %d defaults checked", n)
 	}
 }

@@ -64,7 +64,13 @@ func CheckSettings() error {
 		}
 		return nil
 	}
-	return CheckTriples(m)
+	if err := CheckTriples(m); err != nil {
+		// The binary exits without running: release the backend (the
+		// fake's state folder) here.
+		_ = m.Backend.Close()
+		return err
+	}
+	return nil
 }
 
 // CheckTriples checks that the GPUs P2PCONF_TRIPLES names are m's.

@@ -110,9 +110,19 @@ var badInputs = []badInput{
 
 var (
 	healthOnce sync.Once
+	healthDir  string
 	healthBin  string
 	healthErr  error
 )
+
+// TestMain removes the health suite's binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if healthDir != "" {
+		_ = os.RemoveAll(healthDir)
+	}
+	os.Exit(code)
+}
 
 // healthSuite builds the health suite's binary once.
 func healthSuite(t *testing.T) string {
@@ -123,6 +133,7 @@ func healthSuite(t *testing.T) string {
 			healthErr = err
 			return
 		}
+		healthDir = dir
 		healthBin = filepath.Join(dir, "health.test")
 		cmd := exec.Command("go", "test", "-c", "-o", healthBin, "./suites/health")
 		cmd.Dir = "../.."

@@ -173,7 +173,11 @@ func buildSuites(root, tmp string, suites []suiteBinary, stderr io.Writer) error
 		pkgs = append(pkgs, "./suites/"+b.Name)
 	}
 	fmt.Fprintf(stderr, "p2pconf: building %d suites (go test -c)\n", len(pkgs))
-	cmd := exec.Command("go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, pkgs...)...)
+	args := []string{"test", "-c", "-o", tmp + string(filepath.Separator)}
+	if flags := versionFlags(root); flags != "" {
+		args = append(args, "-ldflags", flags)
+	}
+	cmd := exec.Command("go", append(args, pkgs...)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 	if os.Getenv("CGO_CFLAGS") == "" {
@@ -184,6 +188,25 @@ func buildSuites(root, tmp string, suites []suiteBinary, stderr io.Writer) error
 		return fmt.Errorf("building the suites (go test -c %s): %w", strings.Join(pkgs, " "), err)
 	}
 	return nil
+}
+
+// versionFlags stamps the checkout's version and commit into the suite
+// binaries (go test records no VCS information), as dist/build.sh does,
+// so that every report of the run names them; "" when git cannot tell.
+func versionFlags(root string) string {
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", root}, args...)...).Output()
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
+	version, commit := git("describe", "--tags", "--always", "--dirty"), git("rev-parse", "HEAD")
+	if version == "" || commit == "" || strings.ContainsAny(version+commit, " '\"") {
+		return ""
+	}
+	const pkg = "github.com/p2pconf/p2pconf/harness/report"
+	return fmt.Sprintf("-X %s.Version=%s -X %s.Commit=%s", pkg, strings.ReplaceAll(version, "/", "-"), pkg, commit)
 }
 
 // only keeps the suites named in list (comma separated; "" keeps all).

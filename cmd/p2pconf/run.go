@@ -174,6 +174,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Until the suite processes start (r.watchSignals), an interrupt or a
+	// termination stops the build or the listing and returns here, so that
+	// the binaries' temporary folder is removed (the processes of the
+	// build share the terminal's interrupt and stop with it).
+	early := make(chan os.Signal, 1)
+	signal.Notify(early, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(early)
+	stopped := func() error {
+		select {
+		case sig := <-early:
+			return incomplete(fmt.Errorf("%v before any suite ran", sig))
+		default:
+			return nil
+		}
+	}
 	// The run folder first: a name taken by an earlier run is refused (or
 	// renamed) before anything is built or run.
 	var dir string
@@ -190,7 +205,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			defer set.cleanup()
 		}
 	}
-	if err != nil {
+	if err := errors.Join(stopped(), err); err != nil {
 		return err
 	}
 	if !f.dryRun {
@@ -201,7 +216,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer release()
 	}
 	specs, err := listSpecs(set, cleanEnv("P2PCONF_REPORT_DIR"), f.filter)
-	if err != nil {
+	if err := errors.Join(stopped(), err); err != nil {
 		return err
 	}
 	opt := schedule.Options{Serial: f.serial, SuiteOrder: suiteNames(set), RepresentativeMutants: f.mutants == "representative"}
@@ -231,6 +246,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	r.pred = pred
 	fmt.Fprintf(stderr, "p2pconf run %s: %d specs, %d rounds, %d processes; the %s model predicts %s; reports in %s\n",
 		r.runID, plan.Specs(), len(plan.Rounds), plan.Processes(), model.Name, seconds(pred.Seconds), dir)
+	signal.Stop(early)
+	if err := stopped(); err != nil {
+		return err
+	}
 	unwatch := r.watchSignals()
 	ok := r.execute()
 	unwatch()

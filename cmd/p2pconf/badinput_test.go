@@ -227,6 +227,8 @@ func TestBadInputsExit2BeforeAnyWork(t *testing.T) {
 			input := subst(tc.input)
 			if code != exitUsage || len(lines) != 1 || !strings.Contains(lines[0], input) {
 				t.Errorf("exit %d and %d line(s), want exit 2 and one line naming %q:\n%s", code, len(lines), input, strings.Join(lines, "\n"))
+			} else {
+				t.Logf("exit %d: %s", code, lines[0])
 			}
 			mem, err := os.ReadDir(filepath.Join(state, "mem"))
 			switch {

@@ -97,7 +97,7 @@ func TestEveryCitedFileExists(t *testing.T) {
 var readmeDefaults = []*regexp.Regexp{
 	regexp.MustCompile("`([^`]+)` \\(default"),
 	regexp.MustCompile("[Dd]efault:? `([^`]+)`"),
-	regexp.MustCompile("[Dd]efault:? ([0-9][^,;:)\\s]*)"),
+	regexp.MustCompile(`[Dd]efault:? ([0-9][^,;:)\s]*)`),
 }
 
 // TestDocumentedDefaultsEqualTheCode: where README's settings table gives a

@@ -225,3 +225,39 @@ func TestRunStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAndReportAgreeOnAFolder: a run of some suites records them
+// (run.json), and p2pconf report on its folder judges it as the run did,
+// instead of calling the suites it did not mean to run missing.
+func TestRunAndReportAgreeOnAFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the health suite through p2pconf run")
+	}
+	health := healthSuite(t)
+	old := suitesFor
+	suitesFor = func(string, io.Writer) (suiteSet, error) {
+		abs, _ := filepath.Abs("../../suites/health")
+		return suiteSet{Root: "../..", Suites: []suiteBinary{{Name: "health", Dir: abs, Bin: health}}}, nil
+	}
+	t.Cleanup(func() { suitesFor = old })
+	dir := filepath.Join(t.TempDir(), "run")
+	code, out := inProcess([]string{"P2PCONF_REPORT_DIR=" + dir}, "run", "--suites", "health", "--ginkgo.no-color")(t)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	r, ok, err := readRunRecord(dir)
+	if !ok || err != nil || strings.Join(r.Suites, ",") != "health" {
+		t.Fatalf("run.json: %+v %v %v, want the health suite", r, ok, err)
+	}
+	code, stdout, stderr := p2pconf(t, "report", dir)
+	if code != exitOK || !strings.Contains(stdout, "all conform") {
+		t.Errorf("report on the run's folder: exit %d, want 0 as the run\n%s%s", code, stdout, stderr)
+	}
+	// Without the record the folder is judged against every suite.
+	if err := os.Remove(filepath.Join(dir, runRecordFile)); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := p2pconf(t, "report", dir); code != exitIncomplete || !strings.Contains(stdout, "did not run") {
+		t.Errorf("report without run.json: exit %d, want 3 naming the suites that did not run\n%s", code, stdout)
+	}
+}

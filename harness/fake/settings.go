@@ -18,7 +18,7 @@ var _ = settings.Declare(
 	settings.Setting{Name: EnvDefects, Form: "fake driver defects, comma separated (make mutation lists them)",
 		Check: func(v string) error { _, err := ParseDefects(v); return trim(err) }},
 	settings.Setting{Name: EnvForeign, Form: "<ordinal>:<bytes> such as 0:512MiB",
-		Check: func(v string) error { _, err := parseForeign(v, 1<<20); return trim(err) }},
+		Check: foreignForm},
 	settings.Setting{Name: EnvState, Form: "the fake machine's state directory (set by the fake for its helper processes)", Internal: true},
 )
 
@@ -52,4 +52,13 @@ func trim(err error) error {
 		s = s[i+3:]
 	}
 	return errors.New(s)
+}
+
+// foreignForm checks the form of P2PCONF_FAKE_FOREIGN; whether the preset
+// has the GPU is checked when the fake opens.
+func foreignForm(v string) error {
+	if _, err := parseForeign(v, 1<<30); err != nil {
+		return errors.New("not <ordinal>:<bytes>")
+	}
+	return nil
 }

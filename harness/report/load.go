@@ -83,7 +83,7 @@ func CheckJSONObject(data []byte) error {
 		if kind == "" {
 			kind = "a number"
 		}
-		return fmt.Errorf("JSON %s, not an object", kind)
+		return fmt.Errorf("JSON holding %s, not an object", kind)
 	}
 	return nil
 }

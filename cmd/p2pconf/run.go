@@ -64,8 +64,9 @@ which processes ran together.
   --profile P          litmus profile of the model: default or certify
   --keep               keep the suite binaries built from a checkout (their
                        folder is named at the end); by default it is removed
-  --ginkgo.FLAG        passed to every suite binary, e.g. --ginkgo.v; so is
-                       everything after --
+  --ginkgo.FLAG        passed to every suite binary, e.g. --ginkgo.v or
+                       --ginkgo.seed=5 (a value after =); so is everything
+                       after --; any other flag is refused
 
 P2PCONF_REPORT_DIR names the run folder instead of --run; it must be empty
 or absent (results of two runs are never merged). Other P2PCONF_* variables

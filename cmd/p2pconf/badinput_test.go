@@ -118,8 +118,10 @@ var (
 // TestMain removes the health suite's binary the tests built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if healthDir != "" {
-		_ = os.RemoveAll(healthDir)
+	for _, d := range []string{healthDir, healthRunDir} {
+		if d != "" {
+			_ = os.RemoveAll(d)
+		}
 	}
 	os.Exit(code)
 }

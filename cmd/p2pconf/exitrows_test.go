@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/p2pconf/p2pconf/harness/report"
@@ -94,7 +95,7 @@ func TestEveryExitRowHasACase(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []exitCase{
-		{"run", exitOK, "all conform", inProcess(nil, "run", "--suites", "health", "--ginkgo.no-color")},
+		{"run", exitOK, "all conform", func(t *testing.T) (int, string) { r := healthRun(t); return r.code, r.out }},
 		{"run", exitFailure, "conformance failure", inProcess([]string{"P2PCONF_FAKE_DEFECTS=fabric-not-started"}, "run", "--suites", "health", "--ginkgo.no-color")},
 		{"run", exitUsage, "P2PCONF_SPEC_TIMEOUT", inProcess([]string{"P2PCONF_SPEC_TIMEOUT=banana"}, "run")},
 		// A fake whose state folder cannot be made fails every suite
@@ -226,6 +227,40 @@ func TestRunStatus(t *testing.T) {
 	}
 }
 
+// healthRun is one p2pconf run of the health suite on the fake, shared by
+// the tests that need a clean run.
+var healthRun = func() func(t *testing.T) healthRunResult {
+	var once sync.Once
+	var r healthRunResult
+	return func(t *testing.T) healthRunResult {
+		once.Do(func() {
+			health := healthSuite(t)
+			old := suitesFor
+			suitesFor = func(string, io.Writer) (suiteSet, error) {
+				abs, _ := filepath.Abs("../../suites/health")
+				return suiteSet{Root: "../..", Suites: []suiteBinary{{Name: "health", Dir: abs, Bin: health}}}, nil
+			}
+			defer func() { suitesFor = old }()
+			dir, err := os.MkdirTemp("", "p2pconf-healthrun-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			healthRunDir = dir
+			r.dir = filepath.Join(dir, "run")
+			r.code, r.out = inProcess([]string{"P2PCONF_REPORT_DIR=" + r.dir}, "run", "--suites", "health", "--ginkgo.no-color")(t)
+		})
+		return r
+	}
+}()
+
+type healthRunResult struct {
+	code     int
+	out, dir string
+}
+
+// healthRunDir is removed by TestMain.
+var healthRunDir string
+
 // TestRunAndReportAgreeOnAFolder: a run of some suites records them
 // (run.json), and p2pconf report on its folder judges it as the run did,
 // instead of calling the suites it did not mean to run missing.
@@ -233,17 +268,13 @@ func TestRunAndReportAgreeOnAFolder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the health suite through p2pconf run")
 	}
-	health := healthSuite(t)
-	old := suitesFor
-	suitesFor = func(string, io.Writer) (suiteSet, error) {
-		abs, _ := filepath.Abs("../../suites/health")
-		return suiteSet{Root: "../..", Suites: []suiteBinary{{Name: "health", Dir: abs, Bin: health}}}, nil
+	run := healthRun(t)
+	if run.code != exitOK {
+		t.Fatalf("run: exit %d\n%s", run.code, run.out)
 	}
-	t.Cleanup(func() { suitesFor = old })
 	dir := filepath.Join(t.TempDir(), "run")
-	code, out := inProcess([]string{"P2PCONF_REPORT_DIR=" + dir}, "run", "--suites", "health", "--ginkgo.no-color")(t)
-	if code != exitOK {
-		t.Fatalf("run: exit %d\n%s", code, out)
+	if err := os.CopyFS(dir, os.DirFS(run.dir)); err != nil {
+		t.Fatal(err)
 	}
 	r, ok, err := readRunRecord(dir)
 	if !ok || err != nil || strings.Join(r.Suites, ",") != "health" {

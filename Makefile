@@ -50,8 +50,17 @@ fake-suites:
 # p2pconf run builds the suites, runs them several processes at once on
 # disjoint GPUs and renders reports/$(RUN)/ (reports/$(RUN).2 when an earlier
 # run has that name: two runs are never merged).
+# make exits 2 whatever failed, so the last line names p2pconf run's own
+# status; the binary is built rather than run with go run, which would turn
+# every failing status into 1.
 conformance:
-	$(GO) run ./cmd/p2pconf run --run '$(RUN)' $(if $(LABEL_FILTER),--label-filter='$(LABEL_FILTER)') $(RUN_FLAGS)
+	@bin=$$(mktemp -d "$${TMPDIR:-/tmp}/p2pconf-make-XXXXXX") && trap 'rm -rf "$$bin"' EXIT; \
+	pkg=github.com/p2pconf/p2pconf/harness/report; \
+	if $(GO) build -ldflags "-X $$pkg.Version=$$(git describe --tags --always --dirty 2>/dev/null) -X $$pkg.Commit=$$(git rev-parse HEAD 2>/dev/null)" -o "$$bin/p2pconf" ./cmd/p2pconf; then \
+		"$$bin/p2pconf" run --run '$(RUN)' $(if $(LABEL_FILTER),--label-filter='$(LABEL_FILTER)') $(RUN_FLAGS); rc=$$?; \
+	else echo "make conformance: building p2pconf failed" >&2; exit 3; fi; \
+	case $$rc in 0) why="all conform";; 1) why="a conformance failure";; 2) why="bad input";; *) why="an incomplete run or a harness error";; esac; \
+	[ $$rc -eq 0 ] || echo "make conformance: p2pconf run exited $$rc ($$why)" >&2; exit $$rc
 
 # Listing needs no GPU: the spec tree is built on the fake two-GPU preset, so
 # per-pair specs appear for the pairs 0-1 and 1-0 (set P2PCONF_FAKE to see another).

@@ -71,14 +71,14 @@ func ReadBandwidthSettings(getenv func(string) string) (BandwidthSettings, error
 	}
 	if v := strings.TrimSpace(getenv(EnvBWTolerance)); v != "" {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-		if err != nil || f < 0 || f >= 100 {
+		if err != nil || !(f >= 0 && f < 100) {
 			return s, fmt.Errorf("%s=%q: want a percentage from 0 to below 100, such as 10 or 7.5%%", EnvBWTolerance, v)
 		}
 		s.Tolerance = f / 100
 	}
 	if v := strings.TrimSpace(getenv(EnvLinkEfficiencyMin)); v != "" {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-		if err != nil || f <= 0 || f > 100 {
+		if err != nil || !(f > 0 && f <= 100) {
 			return s, fmt.Errorf("%s=%q: want a percentage above 0 and at most 100, such as 60 or 75%%", EnvLinkEfficiencyMin, v)
 		}
 		s.LinkEfficiencyMin = f / 100

@@ -25,11 +25,16 @@ import (
 
 // Main is the suite binary's TestMain body: when the binary was started as a
 // helper process (package proc), it runs the helper's role and exits with its
-// code; otherwise it runs the tests.
+// code; otherwise it checks every setting (a bad one prints one line naming
+// it and exits 2, before any spec tree, result or GPU work) and runs the
+// tests.
 //
 //	func TestMain(m *testing.M) { os.Exit(harness.Main(m)) }
 func Main(m *testing.M) int {
 	if handled, code := proc.Dispatch(); handled {
+		return code
+	}
+	if code := checkSettings(os.Stderr); code != 0 {
 		return code
 	}
 	return m.Run()
@@ -41,6 +46,12 @@ func Main(m *testing.M) int {
 // with the cuda backend a driver that cannot be loaded fails the run with the
 // loader's message; it never skips to green.
 func RunSuite(t *testing.T, suite string) {
+	// A filter naming a check or suite the catalogue lacks would select
+	// nothing here and pass green: bad input, before the machine opens.
+	if err := checks.CheckFilterNames(GinkgoLabelFilter()); err != nil {
+		fmt.Fprintf(os.Stderr, "p2pconf %s: %v\n", suite, err)
+		os.Exit(ExitBadSettings)
+	}
 	gomega.RegisterFailHandler(Fail)
 	m, err := OpenMachine()
 	if err != nil {

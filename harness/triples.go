@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/suitesettings"
 )
 
 // Triple is three GPUs of the run in role order (A, B, C), with the pairs
@@ -78,13 +79,13 @@ func LinkClass(p Pair) string {
 // EnvTriples names the triples to run, roles in the order given
 // ("0-1-2,0-2-3"), instead of the selection below. Like P2PCONF_PAIRS for
 // pairs, it may name any GPUs of the machine.
-const EnvTriples = "P2PCONF_TRIPLES"
+const EnvTriples = suitesettings.EnvTriples
 
 // Triples lists the triples the three-GPU specs run on: those
 // P2PCONF_TRIPLES names, else those SelectTriples chooses among the GPUs
 // selected for the run (P2PCONF_GPUS; P2PCONF_PAIRS does not narrow
-// them). A malformed P2PCONF_TRIPLES stops the suite at tree
-// construction, naming the variable.
+// them). The suite binary checked P2PCONF_TRIPLES before building the
+// tree (CheckTriples), so the panic below is a bug, not a user's mistake.
 func Triples() []Triple {
 	m := current()
 	pair := func(a, b GPU) Pair {

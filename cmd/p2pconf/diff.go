@@ -35,8 +35,8 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	for i, p := range fs.Args() {
 		docs, err := report.LoadInput(p)
 		if err != nil {
-			if isNotExist(err) {
-				return inputErr(err)
+			if isNotExist(err) || isFile(p) {
+				return inputErr(err) // a path or a file that is not a result: the caller's
 			}
 			return incomplete(err)
 		}

@@ -87,13 +87,3 @@ func TestDiffExitStatus(t *testing.T) {
 		}
 	}
 }
-
-// TestUsageDocumentsExitStatus: --help carries the table the README copies.
-func TestUsageDocumentsExitStatus(t *testing.T) {
-	code, out, _ := p2pconf(t, "--help")
-	for _, want := range []string{"exit status of report and diff:", "\n  0  all conform", "\n  1  a conformance failure", "\n  2  usage error", "\n  3  incomplete run or harness error"} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("--help (exit %d) lacks %q", code, want)
-		}
-	}
-}

@@ -5,8 +5,8 @@
 // communication, renders and merges the reports the suites write, and
 // compares two runs check by check and pair by pair.
 //
-//	p2pconf run [--run NAME] [--suites LIST] [--label-filter EXPR] [-j N] [--serial] [--dry-run]
-//	p2pconf plan [-preset NAME] [-model FILE] [-profile P] [-j N] [-serial] [-mutants WHICH]
+//	p2pconf run [--run NAME] [--suites LIST] [--label-filter EXPR] [-j N] [--serial] [--mutants WHICH] [--dry-run] [--keep]
+//	p2pconf plan [-preset NAME] [-model FILE] [-profile P] [-j N] [-serial] [-mutants WHICH] [-suites LIST] [-label-filter EXPR]
 //	p2pconf topo [-json]
 //	p2pconf report [-o OUT] [-print] [-suites LIST] DIR...
 //	p2pconf diff [-json] [-strict] [-allow-mismatch] [-metric-threshold F] OLD NEW
@@ -17,9 +17,10 @@
 //	p2pconf preflight status [--max-age D] PATH
 //	p2pconf version
 //
-// report and diff gate CI with their exit status: 0 all conform, 1 a
-// conformance failure (report) or a regression (diff), 2 a usage error,
-// 3 an incomplete run or a harness error. See the usage text below.
+// Every command's exit statuses are in one table (exitcodes.go), printed by
+// its --help and in README: 0 all conform, 1 a conformance failure (run,
+// report) or a regression (diff), 2 bad input found before any GPU work,
+// 3 an incomplete run or a harness error.
 package main
 
 import (
@@ -39,12 +40,12 @@ const usage = `usage: p2pconf <command> [arguments]
 
 commands:
   run [--run NAME] [--suites LIST] [--label-filter EXPR] [-j N] [--serial]
-      [--dry-run] [GINKGO FLAGS...]
+      [--mutants WHICH] [--dry-run] [--keep] [--ginkgo.FLAG...]
         run the suites on this machine's GPUs, several processes at once on
         disjoint GPUs (p2pconf run --help), and render the merged report into
-        reports/NAME (NAME.2 when NAME holds an earlier run); exits 0 when
-        every suite passed, 1 otherwise, 2 on a usage error
+        reports/NAME (NAME.2 when NAME holds an earlier run)
   plan [-preset NAME] [-model FILE] [-profile P] [-j N] [-serial] [-mutants WHICH]
+      [-suites LIST] [-label-filter EXPR]
         print the schedule p2pconf run would follow (rounds, processes at once)
         and the time model's predicted wall time, for this machine or the spec
         list of a fake preset
@@ -87,20 +88,9 @@ commands:
   version
         print the version
 
-exit status of report and diff:
-  0  all conform: every check passed or was skipped (report); no
-     regression and nothing missing (diff)
-  1  a conformance failure: a check failed or timed out (report); a check
-     that passed in OLD fails in NEW (diff); wins over 3
-  2  usage error: bad flags or arguments, a path that does not exist, or
-     (diff) runs of different backends or GPU sets without -allow-mismatch
-  3  incomplete run or harness error: a suite did not run or stopped early,
-     a result has status error or a suite setup failed, no result at all
-     (report); results of OLD missing from NEW: its suite or host did not
-     run, or nothing else explains it (diff); or p2pconf could not read or
-     write the files
-topo exits 1 when a claim could not be read, 2 on a usage error or when the
-machine cannot be opened.
+Every command exits 0 on success and 2 on bad input (a bad flag, argument,
+setting or input file, found before any GPU work, writing nothing);
+p2pconf <command> --help gives its own table, p2pconf help exit all of them.
 `
 
 // Exit statuses (the table in the usage text and in the README).
@@ -165,8 +155,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	if name == "-h" || name == "--help" || name == "help" {
-		fmt.Fprint(stdout, usage)
-		return exitOK
+		return help(args[1:], stdout, stderr)
 	}
 	cmd, ok := cmds[name]
 	if !ok {
@@ -184,24 +173,103 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "p2pconf %s: %v\n\n%s", name, err, usage)
+		fmt.Fprintf(stderr, "p2pconf %s: %v\n\n%s", name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "), shortUsage(name))
 		return exitUsage
 	case errors.As(err, &st):
-		fmt.Fprintf(stderr, "p2pconf %s: %v\n", name, err)
+		printLines(stderr, name, err)
 		return st.code
 	}
-	fmt.Fprintf(stderr, "p2pconf %s: %v\n", name, err)
+	printLines(stderr, name, err)
 	return exitUsage
 }
 
-// flags makes a command's flag set that reports errors instead of exiting.
+// printLines prints err with "p2pconf NAME: " before each of its lines (a
+// validation error has one line per bad setting).
+func printLines(w io.Writer, name string, err error) {
+	for _, l := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "p2pconf %s: %s\n", name, l)
+	}
+}
+
+// flags makes a command's flag set that reports errors instead of exiting;
+// its -h prints the command's own usage, options and exit statuses.
 func flags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("p2pconf "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), commandUsage(name))
+		fmt.Fprintln(fs.Output(), "\noptions:")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\n"+exitText(name))
+	}
 	return fs
 }
 
+// help prints the global usage, or with "exit" every command's exit
+// statuses, or with a command name that command's usage.
+func help(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stdout, usage)
+	case args[0] == "exit":
+		for i, c := range exitCommands() {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprint(stdout, exitText(c))
+		}
+	case commandUsage(args[0]) != "":
+		fmt.Fprint(stdout, commandUsage(args[0])+"\n"+exitText(args[0]))
+	default:
+		fmt.Fprintf(stderr, "p2pconf help: no command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// commandUsage is name's entry of the global usage text: "usage: p2pconf "
+// and its synopsis, then its description. "" when usage has no entry.
+func commandUsage(name string) string {
+	lines := strings.Split(usage, "\n")
+	for i, l := range lines {
+		if l != "  "+name && !strings.HasPrefix(l, "  "+name+" ") {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("usage: p2pconf " + strings.TrimPrefix(l, "  ") + "\n")
+		j := i + 1
+		for ; j < len(lines) && strings.HasPrefix(lines[j], "      ") && !strings.HasPrefix(lines[j], "        "); j++ {
+			b.WriteString("              " + strings.TrimSpace(lines[j]) + "\n")
+		}
+		b.WriteString("\n")
+		for ; j < len(lines) && strings.HasPrefix(lines[j], "        "); j++ {
+			b.WriteString(strings.TrimPrefix(lines[j], "      ") + "\n")
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// shortUsage is what a usage error prints after its message: the
+// command's synopsis and where the rest is.
+func shortUsage(name string) string {
+	u := commandUsage(name)
+	if u == "" {
+		return usage
+	}
+	synopsis, _, _ := strings.Cut(u, "\n\n")
+	return synopsis + "\n(p2pconf " + name + " --help: every option and exit status)\n"
+}
+
+// parse parses args. The flag package prints the usage with every error;
+// only -h or --help should print it all (an error prints the command's
+// synopsis, in run).
 func parse(fs *flag.FlagSet, args []string) error {
+	if !asksHelp(args) {
+		out := fs.Output()
+		fs.SetOutput(io.Discard)
+		defer fs.SetOutput(out)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -211,11 +279,28 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// asksHelp reports whether args (before any "--") hold -h or --help.
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--h", "--help":
+			return true
+		}
+	}
+	return false
+}
+
 func usageErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
 }
 
 func cmdVersion(args []string, stdout, stderr io.Writer) error {
+	if asksHelp(args) {
+		fmt.Fprint(stdout, commandUsage("version")+"\n"+exitText("version"))
+		return nil
+	}
 	if len(args) > 0 {
 		return usageErr("version takes no arguments (got %s)", strings.Join(args, " "))
 	}
@@ -230,3 +315,10 @@ func cmdVersion(args []string, stdout, stderr io.Writer) error {
 // isNotExist reports whether err says a path does not exist: the caller's
 // mistake, not a broken run.
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// isFile reports whether p is a file, not a folder: a file given as input
+// that cannot be read as what it should be is the caller's mistake.
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/fake"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/schedule"
 	"github.com/p2pconf/p2pconf/harness/timemodel"
@@ -31,10 +34,16 @@ type suiteBinary struct {
 type suiteSet struct {
 	Root   string // the bundle's folder or the module root
 	Suites []suiteBinary
-	// build compiles the binaries, cleanup removes them (nil for a bundle).
+	// build compiles the binaries into tmp, cleanup removes them (nil for
+	// a bundle).
 	build   func(suites []suiteBinary, stderr io.Writer) error
 	cleanup func()
+	tmp     string
 }
+
+// suitesFor is how run and plan find their suite binaries: findSuites;
+// tests hand it binaries built once.
+var suitesFor = findSuites
 
 // findSuites locates the suite binaries named in only (comma separated, ""
 // for all): a dist bundle's (suites.txt beside the bin/ folder of this
@@ -142,7 +151,7 @@ func checkoutSuites(root string) (suiteSet, error) {
 	if err != nil {
 		return suiteSet{}, fmt.Errorf("a folder for the suite binaries: %w", err)
 	}
-	set := suiteSet{Root: root, cleanup: func() { _ = os.RemoveAll(tmp) }}
+	set := suiteSet{Root: root, tmp: tmp, cleanup: func() { _ = os.RemoveAll(tmp) }}
 	for _, e := range ents {
 		if tests, _ := filepath.Glob(filepath.Join(root, "suites", e.Name(), "*_test.go")); e.IsDir() && len(tests) > 0 {
 			set.Suites = append(set.Suites, suiteBinary{Name: e.Name(), Dir: filepath.Join(root, "suites", e.Name()),
@@ -164,7 +173,11 @@ func buildSuites(root, tmp string, suites []suiteBinary, stderr io.Writer) error
 		pkgs = append(pkgs, "./suites/"+b.Name)
 	}
 	fmt.Fprintf(stderr, "p2pconf: building %d suites (go test -c)\n", len(pkgs))
-	cmd := exec.Command("go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, pkgs...)...)
+	args := []string{"test", "-c", "-o", tmp + string(filepath.Separator)}
+	if flags := versionFlags(root); flags != "" {
+		args = append(args, "-ldflags", flags)
+	}
+	cmd := exec.Command("go", append(args, pkgs...)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 	if os.Getenv("CGO_CFLAGS") == "" {
@@ -175,6 +188,25 @@ func buildSuites(root, tmp string, suites []suiteBinary, stderr io.Writer) error
 		return fmt.Errorf("building the suites (go test -c %s): %w", strings.Join(pkgs, " "), err)
 	}
 	return nil
+}
+
+// versionFlags stamps the checkout's version and commit into the suite
+// binaries (go test records no VCS information), as dist/build.sh does,
+// so that every report of the run names them; "" when git cannot tell.
+func versionFlags(root string) string {
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", root}, args...)...).Output()
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
+	version, commit := git("describe", "--tags", "--always", "--dirty"), git("rev-parse", "HEAD")
+	if version == "" || commit == "" || strings.ContainsAny(version+commit, " '\"") {
+		return ""
+	}
+	const pkg = "github.com/p2pconf/p2pconf/harness/report"
+	return fmt.Sprintf("-X %s.Version=%s -X %s.Commit=%s", pkg, strings.ReplaceAll(version, "/", "-"), pkg, commit)
 }
 
 // only keeps the suites named in list (comma separated; "" keeps all).
@@ -223,16 +255,19 @@ func listSpecs(set suiteSet, env []string, filter string) ([]schedule.Spec, erro
 		cmd.Dir = b.Dir
 		cmd.Env = env
 		msg, err := cmd.CombinedOutput()
+		if err != nil && bytes.Contains(msg, []byte("Error Parsing Label Filter")) {
+			return nil, usageErr("--label-filter %q: %s", filter, ginkgoComplaint(msg))
+		}
 		if err != nil {
-			return nil, fmt.Errorf("listing the specs of %s (%s --ginkgo.dry-run): %w\n%s", b.Name, b.Bin, err, tail(msg, 2000))
+			return nil, incomplete(fmt.Errorf("listing the specs of %s (%s --ginkgo.dry-run): %w\n%s", b.Name, b.Bin, err, tail(msg, 2000)))
 		}
 		data, err := os.ReadFile(out)
 		if err != nil {
-			return nil, fmt.Errorf("listing the specs of %s: %w", b.Name, err)
+			return nil, incomplete(fmt.Errorf("listing the specs of %s: %w", b.Name, err))
 		}
 		reps, err := report.DecodeGinkgoJSON(data)
 		if err != nil {
-			return nil, fmt.Errorf("listing the specs of %s: %w", b.Name, err)
+			return nil, incomplete(fmt.Errorf("listing the specs of %s: %w", b.Name, err))
 		}
 		for _, r := range reps {
 			for _, sr := range r.SpecReports {
@@ -241,13 +276,30 @@ func listSpecs(set suiteSet, env []string, filter string) ([]schedule.Spec, erro
 				}
 				s, err := schedule.SpecFromLabels(b.Name, sr.FullText(), sr.Labels())
 				if err != nil {
-					return nil, err
+					return nil, incomplete(err)
 				}
 				specs = append(specs, s)
 			}
 		}
 	}
 	return specs, nil
+}
+
+// ginkgoComplaint is Ginkgo's description of a configuration issue, its
+// lines joined: what follows its header, without the "Learn more" link.
+func ginkgoComplaint(msg []byte) string {
+	var parts []string
+	for _, l := range strings.Split(string(msg), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "Ginkgo detected") || strings.HasPrefix(l, "Learn more") {
+			continue
+		}
+		parts = append(parts, l)
+		if len(parts) == 3 {
+			break
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func tail(b []byte, n int) string {
@@ -297,7 +349,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	preset := fs.String("preset", "", "plan the spec list of this fake preset (h200x2, nvlink8, single, ...) instead of this machine's")
 	modelFile := fs.String("model", "", "time model JSON (default: the built-in H200 figures)")
 	profile := fs.String("profile", "", "litmus profile of the model: default or certify (default: $P2PCONF_LITMUS_PROFILE, else default)")
-	limit := fs.Int("j", 0, "most processes at once (0: no limit)")
+	limitText := fs.String("j", "0", "most processes at once (0: no limit)")
 	serial := fs.Bool("serial", false, "plan one process per suite with every GPU, one after another")
 	mutants := fs.String("mutants", "representative", "pair mutants on one pair per link class and its reverse (representative), or on all pairs (all)")
 	suites := fs.String("suites", "", "only these suites (comma separated)")
@@ -308,11 +360,30 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageErr("plan takes no arguments (got %s)", strings.Join(fs.Args(), " "))
 	}
+	limitValue, err := parseLimit(*limitText)
+	if err != nil {
+		return err
+	}
+	limit := &limitValue
+	if *mutants != "all" && *mutants != "representative" {
+		return usageErr("-mutants %q: all or representative", *mutants)
+	}
+	if *preset != "" {
+		if err := fake.CheckPreset(*preset); err != nil {
+			return usageErr("-preset %q: %v (presets: %s)", *preset, err, strings.Join(presetNames(), ", "))
+		}
+	}
+	if err := checkSettings(); err != nil {
+		return err
+	}
+	if err := checks.CheckFilterNames(*filter); err != nil {
+		return usageErr("%v", err)
+	}
 	model, err := loadModel(*modelFile, *profile)
 	if err != nil {
 		return err
 	}
-	set, err := findSuites(*suites, stderr)
+	set, err := suitesFor(*suites, stderr)
 	if set.cleanup != nil {
 		defer set.cleanup()
 	}
@@ -327,10 +398,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	specs, err := listSpecs(set, env, *filter)
 	if err != nil {
-		return incomplete(err)
-	}
-	if *mutants != "all" && *mutants != "representative" {
-		return usageErr("-mutants %q: all or representative", *mutants)
+		return err
 	}
 	opt := schedule.Options{Serial: *serial, SuiteOrder: suiteNames(set), RepresentativeMutants: *mutants == "representative"}
 	plan, err := schedule.Make(specs, gpusOf(specs), opt)
@@ -346,6 +414,14 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	printPlan(stdout, what, plan, model, *limit)
 	return nil
+}
+
+func presetNames() []string {
+	var out []string
+	for _, p := range fake.Presets() {
+		out = append(out, p.Name)
+	}
+	return out
 }
 
 func suiteNames(set suiteSet) []string {

@@ -22,7 +22,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs := flags("report", stderr)
 	out := fs.String("o", "", "write the rendered files into this folder (needed with several folders)")
 	printMD := fs.Bool("print", false, "also print matrix.md (or fleet.md) to standard output")
-	suiteList := fs.String("suites", "", "the suites the run was meant to run, comma separated (default: all of "+strings.Join(report.KnownSuites(), ",")+")")
+	suiteList := fs.String("suites", "", "the suites the run was meant to run, comma separated (default: those the folder's run.json names, else all of "+strings.Join(report.KnownSuites(), ",")+")")
 	// Accepted so scripts that pass it keep working; a run without results
 	// always exits 3, so the flag changes nothing.
 	fs.Bool("fail-on-empty", true, "no effect: a run without results always exits 3")
@@ -34,6 +34,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	dirs := fs.Args()
+	if *suiteList == "" && len(dirs) > 0 {
+		if recorded, err := recordedSuites(dirs); err != nil {
+			return inputErr(err)
+		} else if recorded != nil {
+			expected = recorded
+		}
+	}
 	if len(dirs) == 0 {
 		return usageErr("report needs a run folder, e.g. p2pconf report reports/20260301T100000Z")
 	}
@@ -51,9 +58,15 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 		ds, err := report.LoadInput(d)
 		if err != nil {
+			if isFile(d) {
+				return inputErr(err)
+			}
 			return incomplete(err)
 		}
 		docs = append(docs, ds...)
+	}
+	if err := checkSuiteNames(expected, docs); err != nil {
+		return err
 	}
 	hosts := report.ByHost(docs)
 	if len(hosts) > 1 && *out != "" {
@@ -113,6 +126,51 @@ func expectedSuites(list string) ([]string, error) {
 		return nil, usageErr("-suites %q names no suite", list)
 	}
 	return out, nil
+}
+
+// recordedSuites is the union of the suites the run records of dirs name
+// (run.json, written by p2pconf run); nil when one of them has none.
+func recordedSuites(dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		r, ok, err := readRunRecord(d)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, nil
+		}
+		for _, s := range r.Suites {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkSuiteNames refuses a -suites name that is neither a suite p2pconf
+// knows nor one whose results are in docs: "acess" is a typo, not a suite
+// that did not run.
+func checkSuiteNames(names []string, docs []report.Document) error {
+	have := map[string]bool{}
+	for _, s := range report.KnownSuites() {
+		have[s] = true
+	}
+	for _, d := range docs {
+		for _, s := range d.Suites {
+			have[s.Name] = true
+			if len(s.Args) > 0 {
+				have[strings.TrimSuffix(filepath.Base(s.Args[0]), ".test")] = true
+			}
+		}
+	}
+	for _, n := range names {
+		if !have[n] {
+			return usageErr("-suites: no suite %q (known: %s)", n, strings.Join(report.KnownSuites(), ","))
+		}
+	}
+	return nil
 }
 
 // printVerdict prints the line a CI log shows under the counts.

@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/repro"
 )
 
@@ -54,6 +56,9 @@ func cmdRepro(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if err := checkReproTarget(t, stderr); err != nil {
+		return err
+	}
 	f, err := repro.Generate(id, t, *variant)
 	if err != nil {
 		return inputErr(err)
@@ -71,6 +76,38 @@ func cmdRepro(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// checkReproTarget refuses a GPU or pair this machine does not have (a
+// reproducer for it could only say "cannot run here"). Where the machine
+// cannot be opened (no driver: reproducers are often written on another
+// machine than the one they run on) it says so and lets it through.
+func checkReproTarget(t repro.Target, stderr io.Writer) error {
+	if err := checkSettings(); err != nil {
+		return err
+	}
+	// A machine of its own, closed here: Open's would keep this moment's
+	// answer for the whole process.
+	m, err := machine.OpenNew()
+	if err != nil {
+		fmt.Fprintf(stderr, "p2pconf repro: not checked against this machine's GPUs: %s\n", firstLine(err.Error()))
+		return nil
+	}
+	defer func() { _ = m.Backend.Close() }()
+	have := map[int]bool{}
+	var ords []string
+	for _, g := range m.AllGPUs() {
+		have[int(g.Ordinal)] = true
+		ords = append(ords, fmt.Sprint(int(g.Ordinal)))
+	}
+	what := fmt.Sprintf("--gpu %d", t.A)
+	if t.Pair {
+		what = fmt.Sprintf("--pair %d-%d", t.A, t.B)
+	}
+	if !have[t.A] || (t.Pair && !have[t.B]) {
+		return inputErr(fmt.Errorf("%s: this machine has no such GPU (its GPUs: %s)", what, strings.Join(ords, ",")))
+	}
+	return nil
+}
+
 // buildLineFor is the build line for a file written under its own name.
 func buildLineFor(name string) string {
 	return fmt.Sprintf("cc -O2 -o repro %s -ldl", name)
@@ -78,11 +115,11 @@ func buildLineFor(name string) string {
 
 func writeRepro(dir string, f repro.File) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("repro: %w", err)
+		return "", err
 	}
 	path := filepath.Join(dir, f.Name)
 	if err := os.WriteFile(path, []byte(f.Source), 0o644); err != nil {
-		return "", fmt.Errorf("repro: %w", err)
+		return "", err
 	}
 	return path, nil
 }
@@ -122,11 +159,11 @@ func reproAll(dir string, stdout io.Writer) error {
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "interpose.c"), []byte(repro.InterposeC), 0o644); err != nil {
-		return incomplete(fmt.Errorf("repro: %w", err))
+		return incomplete(err)
 	}
 	script := filepath.Join(dir, "run-all.sh")
 	if err := os.WriteFile(script, []byte(repro.RunAllScript), 0o755); err != nil {
-		return incomplete(fmt.Errorf("repro: %w", err))
+		return incomplete(err)
 	}
 	fmt.Fprintf(stdout, "wrote %d reproducers for %d GPUs and %d pairs into %s\nbuild and run them all: sh %s\nshow a violation caught on this driver made to drop peer-copy tails: sh %s --interposed\n",
 		n, len(sys.GPUs), len(sys.Pairs), dir, script, script)

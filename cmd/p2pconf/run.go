@@ -19,24 +19,25 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/p2pconf/p2pconf/harness/litmusenv"
+	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/schedule"
 	"github.com/p2pconf/p2pconf/harness/timemodel"
 )
 
-// runFlags are p2pconf run's options. Anything else on the command line
-// goes to every suite binary (Ginkgo flags such as --ginkgo.v).
+// runFlags are p2pconf run's options. Ginkgo flags (--ginkgo.v, ...) and
+// whatever follows "--" go to every suite binary; anything else is refused.
 type runFlags struct {
 	run, suites, filter, model, profile string
 	mutants                             string
 	limit                               int
-	serial, dryRun, help                bool
+	serial, dryRun, help, keep          bool
 	extra                               []string
 }
 
 const runUsage = `usage: p2pconf run [--run NAME] [--suites LIST] [--label-filter EXPR] [-j N] [--serial]
-                   [--dry-run [--model FILE] [--profile P]] [GINKGO FLAGS...]
+                   [--mutants WHICH] [--dry-run [--model FILE] [--profile P]] [--keep]
+                   [--ginkgo.FLAG...] [-- SUITE FLAGS...]
 
 Runs the suites on this machine's GPUs, several processes at once on
 disjoint GPUs: first, alone on the machine, the bandwidth suite (its sweeps
@@ -61,13 +62,28 @@ which processes ran together.
   --dry-run            print the schedule and the time model's prediction; run nothing
   --model FILE         time model for --dry-run (default: the H200 figures)
   --profile P          litmus profile of the model: default or certify
-  GINKGO FLAGS         passed to every suite binary, e.g. --ginkgo.v
+  --keep               keep the suite binaries built from a checkout (their
+                       folder is named at the end); by default it is removed
+  --ginkgo.FLAG        passed to every suite binary, e.g. --ginkgo.v or
+                       --ginkgo.seed=5 (a value after =); so is everything
+                       after --; any other flag is refused
 
 P2PCONF_REPORT_DIR names the run folder instead of --run; it must be empty
 or absent (results of two runs are never merged). Other P2PCONF_* variables
-work as with go test. Exit status: 0 when every suite passed, 1 otherwise,
-2 on a usage error.
+work as with go test. Every flag and setting is checked before anything is
+built or run. The folder's run.json records the suites the run meant to
+run, which p2pconf report then expects.
+
 `
+
+// parseLimit reads -j: a number of processes, 0 for no limit.
+func parseLimit(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, usageErr("-j %q: want a number of processes (0: no limit)", v)
+	}
+	return n, nil
+}
 
 func parseRunFlags(args []string) (runFlags, error) {
 	f := runFlags{mutants: "representative"}
@@ -75,8 +91,7 @@ func parseRunFlags(args []string) (runFlags, error) {
 		a := args[i]
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !strings.HasPrefix(a, "-") {
-			f.extra = append(f.extra, a)
-			continue
+			return f, usageErr("unexpected argument %q (run takes flags only; suite flags go after --)", a)
 		}
 		if a == "--" {
 			f.extra = append(f.extra, args[i+1:]...)
@@ -115,17 +130,20 @@ func parseRunFlags(args []string) (runFlags, error) {
 		case "j", "jobs":
 			var v string
 			if v, err = value(); err == nil {
-				if f.limit, err = strconv.Atoi(v); err != nil || f.limit < 0 {
-					err = usageErr("-j %q: want a number of processes (0: no limit)", v)
-				}
+				f.limit, err = parseLimit(v)
 			}
 		case "serial":
 			f.serial = true
 		case "dry-run":
 			f.dryRun = true
+		case "keep":
+			f.keep = true
 		case "h", "help":
 			f.help = true
 		default:
+			if !strings.HasPrefix(name, "ginkgo.") {
+				return f, usageErr("flag provided but not defined: %s", a)
+			}
 			f.extra = append(f.extra, a)
 		}
 		if err != nil {
@@ -136,23 +154,41 @@ func parseRunFlags(args []string) (runFlags, error) {
 }
 
 // cmdRun runs the suites as the schedule plans them and renders the report.
+// Every flag and setting is checked first: bad input exits 2 before a
+// suite is built, a folder made or a GPU locked.
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	f, err := parseRunFlags(args)
 	if err != nil {
 		return err
 	}
 	if f.help {
-		fmt.Fprint(stdout, runUsage)
+		fmt.Fprint(stdout, runUsage+exitText("run"))
 		return nil
 	}
-	// A bad litmus environment file is the caller's mistake: one line,
-	// exit 2, before any suite starts.
-	if _, err := litmusenv.FromEnv(os.Getenv); err != nil {
-		return inputErr(err)
+	if err := checkSettings(); err != nil {
+		return err
+	}
+	if err := checks.CheckFilterNames(f.filter); err != nil {
+		return usageErr("%v", err)
 	}
 	model, err := loadModel(f.model, f.profile)
 	if err != nil {
 		return err
+	}
+	// Until the suite processes start (r.watchSignals), an interrupt or a
+	// termination stops the build or the listing and returns here, so that
+	// the binaries' temporary folder is removed (the processes of the
+	// build share the terminal's interrupt and stop with it).
+	early := make(chan os.Signal, 1)
+	signal.Notify(early, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(early)
+	stopped := func() error {
+		select {
+		case sig := <-early:
+			return incomplete(fmt.Errorf("%v before any suite ran", sig))
+		default:
+			return nil
+		}
 	}
 	// The run folder first: a name taken by an earlier run is refused (or
 	// renamed) before anything is built or run.
@@ -162,11 +198,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	set, err := findSuites(f.suites, stderr)
+	set, err := suitesFor(f.suites, stderr)
 	if set.cleanup != nil {
-		defer set.cleanup()
+		if f.keep {
+			defer func() { fmt.Fprintf(stderr, "p2pconf run: --keep: the suite binaries are in %s\n", set.tmp) }()
+		} else {
+			defer set.cleanup()
+		}
 	}
-	if err != nil {
+	if err := errors.Join(stopped(), err); err != nil {
 		return err
 	}
 	if !f.dryRun {
@@ -177,13 +217,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer release()
 	}
 	specs, err := listSpecs(set, cleanEnv("P2PCONF_REPORT_DIR"), f.filter)
-	if err != nil {
-		return incomplete(err)
+	if err := errors.Join(stopped(), err); err != nil {
+		return err
 	}
 	opt := schedule.Options{Serial: f.serial, SuiteOrder: suiteNames(set), RepresentativeMutants: f.mutants == "representative"}
 	plan, err := schedule.Make(specs, gpusOf(specs), opt)
 	if err != nil {
 		return incomplete(err)
+	}
+	if plan.Specs() == 0 {
+		return usageErr("the label filter %q selects no spec in suites %s", f.filter, strings.Join(suiteNames(set), ","))
 	}
 	if f.dryRun {
 		printPlan(stdout, "this machine", plan, model, f.limit)
@@ -192,39 +235,55 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if n := len(schedule.Dropped(specs, opt)); n > 0 {
 		fmt.Fprintf(stderr, "p2pconf run: --mutants representative: %d pair litmus mutants left to their link class's representative pairs\n", n)
 	}
-	if plan.Specs() == 0 {
-		fmt.Fprintf(stderr, "p2pconf run: no spec ran: the label filter %q selects no spec in suites %s\n", f.filter, strings.Join(suiteNames(set), ","))
-		return exitError(exitFailure)
-	}
 	r := &runner{set: set, plan: plan, dir: dir, filter: f.filter, extra: f.extra, limit: f.limit,
 		serial: f.serial, mutants: f.mutants, stdout: stdout, stderr: stderr,
 		runID: fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102T150405Z"), hostname(), os.Getpid())}
+	// What the run means to run, before it runs: p2pconf report on this
+	// folder expects the same suites, whatever happens to the processes.
+	if err := writeRunRecord(dir, runRecord{RunID: r.runID, Suites: planSuites(plan), LabelFilter: f.filter}); err != nil {
+		return incomplete(err)
+	}
 	pred := model.Predict(plan, f.limit)
 	r.pred = pred
 	fmt.Fprintf(stderr, "p2pconf run %s: %d specs, %d rounds, %d processes; the %s model predicts %s; reports in %s\n",
 		r.runID, plan.Specs(), len(plan.Rounds), plan.Processes(), model.Name, seconds(pred.Seconds), dir)
+	signal.Stop(early)
+	if err := stopped(); err != nil {
+		return err
+	}
 	unwatch := r.watchSignals()
 	ok := r.execute()
 	unwatch()
-	launched, err := r.merge()
-	if err != nil {
+	if _, err := r.merge(); err != nil {
 		fmt.Fprintf(stderr, "p2pconf run: merging the results: %v\n", err)
 		ok = false
 	}
-	// The report names any launched suite that left no results and judges
-	// the run, as p2pconf report does.
-	if rerr := cmdReport([]string{"-suites", strings.Join(launched, ","), dir}, stdout, stderr); rerr != nil {
-		var st statusError
-		if errors.As(rerr, &st) {
-			fmt.Fprintf(stderr, "p2pconf report: %v\n", st)
-		}
-		ok = false
+	// The report judges the run as p2pconf report on the folder does (it
+	// reads the suites the run meant to run from run.json).
+	rerr := cmdReport([]string{dir}, stdout, stderr)
+	var st statusError
+	if errors.As(rerr, &st) {
+		fmt.Fprintf(stderr, "p2pconf report: %v\n", st)
 	}
 	fmt.Fprintf(stderr, "reports in %s\n", dir)
-	if !ok {
-		return exitError(exitFailure)
+	return runStatus(ok, rerr)
+}
+
+// runStatus is run's exit status from whether every process ran cleanly
+// and the report's verdict: the verdict's (a failure wins), else 3 when a
+// process failed or left fewer results than specs although every result
+// it left conforms.
+func runStatus(processesOK bool, verdict error) error {
+	var code exitError
+	switch {
+	case verdict == nil && processesOK:
+		return nil
+	case errors.As(verdict, &code):
+		return code
+	case verdict != nil:
+		return exitError(exitIncomplete)
 	}
-	return nil
+	return exitError(exitIncomplete)
 }
 
 // runRoot is the folder reports/ is under: the dist bundle's, else the

@@ -19,7 +19,7 @@ import (
 // do, so topo shows what a run would be measured against. It is the one
 // place topo touches the machine; tests replace it with recorded systems.
 var openMachine = func() (report.System, func(), error) {
-	m, err := machine.Open()
+	m, err := machine.OpenNew()
 	if err != nil {
 		return report.System{}, nil, err
 	}

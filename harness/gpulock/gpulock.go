@@ -81,14 +81,20 @@ type BusyError struct {
 	UUID   string
 	Path   string
 	Holder Holder // as the lock file records it (zero if unreadable)
-	// Wait is how long the run was willing to wait (Options.Wait).
+	// Wait is how long the run was willing to wait (Options.Wait, or
+	// Options.SameRunWait when SameRun).
 	Wait time.Duration
+	// SameRun: the holder belongs to this process's own run.
+	SameRun bool
 }
 
 func (e *BusyError) Error() string {
 	wait := "did not wait (set " + EnvWait + " to wait)"
 	if e.Wait > 0 {
 		wait = fmt.Sprintf("waited %s (%s)", e.Wait, EnvWait)
+	}
+	if e.SameRun {
+		return fmt.Sprintf("GPU %s is still in use by another process of this run, %s; waited %s for it (lock %s)", e.UUID, e.Holder, e.Wait, e.Path)
 	}
 	return fmt.Sprintf("GPU %s is in use by another p2pconf run, %s; %s (lock %s)", e.UUID, e.Holder, wait, e.Path)
 }
@@ -102,7 +108,21 @@ type Options struct {
 	Held string
 	// Command is written into the lock file; os.Args when empty.
 	Command []string
+	// RunID is the run this process belongs to, written into the lock
+	// file. A GPU held by another process of the same run on this host
+	// (the suites of one go test ./suites/... run at once) is waited for,
+	// up to SameRunWait, instead of refused; a GPU another run holds is
+	// refused at once (or after Wait).
+	RunID       string
+	SameRunWait time.Duration
+	// Waiting, when set, is told once per GPU that this process waits for
+	// another process of its run.
+	Waiting func(uuid string, h Holder)
 }
+
+// DefaultSameRunWait bounds how long a suite waits for another suite of
+// its own run: as long as p2pconf run lets a suite process run.
+const DefaultSameRunWait = 2 * time.Hour
 
 // OptionsFromEnv reads EnvDir, EnvWait and EnvHeld.
 func OptionsFromEnv() (Options, error) {
@@ -137,10 +157,11 @@ func Acquire(ctx context.Context, uuids []string, o Options) (*Lock, error) {
 		cmd = os.Args
 	}
 	me := Self(cmd)
+	me.Run = o.RunID
 	l := &Lock{dir: o.Dir}
-	deadline := time.Now().Add(o.Wait)
+	w := waits{deadline: time.Now().Add(o.Wait), wait: o.Wait, sameRun: time.Now().Add(o.SameRunWait), sameRunWait: o.SameRunWait, notify: o.Waiting}
 	for _, u := range sortedUnique(uuids) {
-		if err := l.take(ctx, u, me, ancestor, deadline, o.Wait); err != nil {
+		if err := l.take(ctx, u, me, ancestor, w); err != nil {
 			l.Release()
 			return nil, err
 		}
@@ -148,15 +169,24 @@ func Acquire(ctx context.Context, uuids []string, o Options) (*Lock, error) {
 	return l, nil
 }
 
+// waits are the bounds of one Acquire: how long to wait for another run
+// (deadline, wait) and for a process of the same run (sameRun).
+type waits struct {
+	deadline, sameRun time.Time
+	wait, sameRunWait time.Duration
+	notify            func(uuid string, h Holder)
+}
+
 // take locks one GPU's file, retrying until deadline while another run
 // holds it. A lock held by ancestor (an EnvHeld holder that is one of this
 // process's ancestors) counts as this process's.
-func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, deadline time.Time, wait time.Duration) error {
+func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, w waits) error {
 	path := filepath.Join(l.dir, fileName(uuid))
 	f, err := openLockFile(path)
 	if err != nil {
 		return err
 	}
+	told := false
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -172,21 +202,30 @@ func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, d
 			_ = f.Close()
 			return fmt.Errorf("gpulock: flock %s: %w", path, err)
 		}
-		h := readHolder(path)
+		h := readHolder(f)
 		if ancestor > 0 && h.PID == ancestor && h.Host == me.Host {
 			_ = f.Close()
 			l.inherited = append(l.inherited, uuid)
 			return nil
 		}
-		if !time.Now().Before(deadline) {
+		until, willing := w.deadline, w.wait
+		sameRun := me.Run != "" && h.Run == me.Run && h.Host == me.Host
+		if sameRun && w.sameRun.After(until) {
+			until, willing = w.sameRun, w.sameRunWait
+			if !told && w.notify != nil {
+				w.notify(uuid, h)
+			}
+			told = true
+		}
+		if !time.Now().Before(until) {
 			_ = f.Close()
-			return &BusyError{UUID: uuid, Path: path, Holder: h, Wait: wait}
+			return &BusyError{UUID: uuid, Path: path, Holder: h, Wait: willing, SameRun: sameRun && w.sameRunWait > 0}
 		}
 		select {
 		case <-ctx.Done():
 			_ = f.Close()
 			return fmt.Errorf("gpulock: waiting for GPU %s (%s): %w", uuid, h, ctx.Err())
-		case <-time.After(min(pollInterval, time.Until(deadline))):
+		case <-time.After(min(pollInterval, time.Until(until))):
 		}
 	}
 }
@@ -297,9 +336,14 @@ func ensureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("gpulock: create the lock directory %s (%s): %w", dir, EnvDir, err)
 	}
-	fi, err := os.Stat(dir)
+	fi, err := os.Lstat(dir)
 	if err != nil {
 		return fmt.Errorf("gpulock: lock directory %s: %w", dir, err)
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		// In a world-writable parent anyone can plant the link, and the
+		// lock files would be made wherever it points.
+		return fmt.Errorf("gpulock: lock directory %s is a symbolic link; set %s to the directory itself", dir, EnvDir)
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("gpulock: lock directory %s is not a directory", dir)
@@ -314,20 +358,35 @@ func ensureDir(dir string) error {
 	return nil
 }
 
-// openLockFile opens path for locking, creating it if needed. It opens an
-// existing file without O_CREAT first: with fs.protected_regular, O_CREAT
-// on another user's file in a sticky world-writable directory is refused
-// even when the file exists and is writable.
+// openLockFile opens path for locking, creating it if needed. The
+// directory is world-writable, so what is at path may have been put there
+// by anyone: it never follows a symbolic link (O_NOFOLLOW), never blocks on
+// a FIFO (O_NONBLOCK), and accepts only a regular file with one link and
+// no more than a holder record in it, so that writing the record (which
+// truncates the file) can never cut another file. An existing file is
+// opened without O_CREAT first: with fs.protected_regular, O_CREAT on
+// another user's file in a sticky world-writable directory is refused even
+// when the file exists and is writable.
 func openLockFile(path string) (*os.File, error) {
+	const flags = os.O_RDWR | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 	for range 3 {
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		f, err := os.OpenFile(path, flags, 0)
 		if err == nil {
+			if err := checkLockFile(f); err != nil {
+				_ = f.Close()
+				return nil, fmt.Errorf("gpulock: %s: %w; remove it, or set %s to a directory of your own", path, err, EnvDir)
+			}
 			return f, nil
 		}
-		if !errors.Is(err, os.ErrNotExist) {
+		switch {
+		case errors.Is(err, syscall.ELOOP):
+			return nil, fmt.Errorf("gpulock: %s is a symbolic link, not a lock file: someone put it there; remove it, or set %s to a directory of your own", path, EnvDir)
+		case errors.Is(err, syscall.EISDIR):
+			return nil, fmt.Errorf("gpulock: %s is a directory, not a lock file; remove it, or set %s to a directory of your own", path, EnvDir)
+		case !errors.Is(err, os.ErrNotExist):
 			return nil, fmt.Errorf("gpulock: open %s: %w (every user of the GPUs needs read-write access to it; see %s)", path, err, EnvDir)
 		}
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err = os.OpenFile(path, flags|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
 			// The umask narrowed the mode; other users must be able to
 			// open the file to lock it.
@@ -339,4 +398,23 @@ func openLockFile(path string) (*os.File, error) {
 		}
 	}
 	return nil, fmt.Errorf("gpulock: open %s: it keeps appearing and disappearing", path)
+}
+
+// checkLockFile accepts what a lock file is: a regular file with one link
+// (a hard link to another file would make its record overwrite that file)
+// holding at most a record.
+func checkLockFile(f *os.File) error {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return err
+	}
+	switch {
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+		return errors.New("not a regular file (a FIFO, device or socket)")
+	case st.Nlink != 1:
+		return fmt.Errorf("a file with %d hard links, not a lock file", st.Nlink)
+	case st.Size > maxRecord:
+		return fmt.Errorf("%d bytes, more than a holder record (at most %d): not a lock file", st.Size, maxRecord)
+	}
+	return nil
 }

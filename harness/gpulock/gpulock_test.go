@@ -25,6 +25,8 @@ const (
 	envRole = "GPULOCK_TEST_ROLE"
 	envArg  = "GPULOCK_TEST_UUIDS"
 	envDir  = "GPULOCK_TEST_DIR"
+	envRun  = "GPULOCK_TEST_RUN"
+	envCmd  = "GPULOCK_TEST_COMMAND"
 )
 
 func TestMain(m *testing.M) {
@@ -41,6 +43,10 @@ func holdRole() int {
 		return 1
 	}
 	o.Dir = os.Getenv(envDir)
+	o.RunID = os.Getenv(envRun)
+	if c := os.Getenv(envCmd); c != "" {
+		o.Command = []string{c}
+	}
 	l, err := Acquire(context.Background(), strings.Split(os.Getenv(envArg), ","), o)
 	if err != nil {
 		fmt.Println("error:", err)

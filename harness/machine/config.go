@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/p2pconf/p2pconf/harness/litmusenv"
+	"github.com/p2pconf/p2pconf/harness/settings"
 )
 
 // Environment variables that configure a run. They are environment variables
@@ -55,9 +56,13 @@ type Config struct {
 	LitmusEnvSource string
 }
 
-// ReadConfig parses the environment. Malformed values are errors naming the
-// variable and the value, returned before any GPU work.
+// ReadConfig parses the environment. It checks every declared setting
+// first (package settings), so a bad value anywhere is an error naming the
+// variable, the value and the accepted form, returned before any GPU work.
 func ReadConfig() (Config, error) {
+	if err := settings.ValidateEnv(); err != nil {
+		return Config{}, err
+	}
 	c := Config{
 		Backend:      strings.TrimSpace(os.Getenv(EnvBackend)),
 		FakePreset:   strings.TrimSpace(os.Getenv(EnvFakePreset)),

@@ -19,6 +19,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/claims"
+	"github.com/p2pconf/p2pconf/harness/settings"
 	"github.com/p2pconf/p2pconf/harness/topology"
 )
 
@@ -173,7 +174,7 @@ func selectGPUs(all []GPU, want []string) ([]GPU, error) {
 	for _, w := range want {
 		g, ok := findGPU(all, w)
 		if !ok {
-			return nil, fmt.Errorf("%s: no GPU %q on this machine (found: %s)", EnvGPUs, w, describeGPUs(all))
+			return nil, settings.Errorf(EnvGPUs, strings.Join(want, ","), "GPUs of this machine: "+describeGPUs(all), "no GPU %q on this machine", w)
 		}
 		seen[g.Ordinal] = true
 	}
@@ -236,11 +237,12 @@ func selectPairs(all []Pair, allGPUs, gpus []GPU, cfg Config) ([]Pair, error) {
 			}
 		}
 		if found == nil {
-			return nil, fmt.Errorf("%s: pair %d-%d names a GPU this machine does not have (found GPUs: %s)",
-				EnvPairs, want[0], want[1], describeGPUs(allGPUs))
+			return nil, settings.Errorf(EnvPairs, os.Getenv(EnvPairs), "pairs of this machine's GPUs: "+describeGPUs(allGPUs),
+				"pair %d-%d names a GPU this machine does not have", want[0], want[1])
 		}
 		if len(cfg.GPUs) > 0 && (!selected[found.A.Ordinal] || !selected[found.B.Ordinal]) {
-			return nil, fmt.Errorf("%s: pair %s uses a GPU outside %s=%s", EnvPairs, found.ID(), EnvGPUs, strings.Join(cfg.GPUs, ","))
+			return nil, settings.Errorf(EnvPairs, os.Getenv(EnvPairs), "pairs of the GPUs "+EnvGPUs+" selects",
+				"pair %s uses a GPU outside %s=%s", found.ID(), EnvGPUs, strings.Join(cfg.GPUs, ","))
 		}
 		if !seen[want] {
 			seen[want] = true

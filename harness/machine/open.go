@@ -31,7 +31,7 @@ func OpenBackend(cfg Config) (backend.Backend, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cuda backend: %w\n"+
 				"The suite needs the NVIDIA driver (%s) on this machine. To run it without a GPU, use the in-memory backend:\n"+
-				"  %s=fake %s=%s go tool ginkgo ./suites/... (no GPU needed)", err, cfg.LibCUDA, EnvBackend, EnvFakePreset, EnvDefaultPreset)
+				"  %s=fake %s=%s go tool ginkgo --keep-going ./suites/... (no GPU needed)", err, cfg.LibCUDA, EnvBackend, EnvFakePreset, EnvDefaultPreset)
 		}
 		return b, nil
 	}

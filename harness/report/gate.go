@@ -89,6 +89,9 @@ type minimumsFile struct {
 // ParseBaseline reads a baseline file: a previous run's conformance.json
 // (it has "results") or a minimums file (it has "minimums").
 func ParseBaseline(data []byte, path string) (*Baseline, error) {
+	if err := CheckJSONObject(data); err != nil {
+		return nil, err
+	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)

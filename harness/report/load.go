@@ -4,7 +4,9 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,11 +43,14 @@ func readDocOrFleet(path string) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckJSONObject(data); err != nil {
+		return nil, fmt.Errorf("%s: %w, want a p2pconf conformance.json or fleet.json", path, err)
+	}
 	var probe struct {
 		Kind string `json:"kind"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("%s: not JSON: %w", path, err)
+		return nil, fmt.Errorf("%s: not a p2pconf result: %w", path, err)
 	}
 	if probe.Kind != "fleet" {
 		d, err := DecodeDocument(data)
@@ -62,4 +67,23 @@ func readDocOrFleet(path string) ([]Document, error) {
 		return nil, fmt.Errorf("%s: schema_version %d is newer than this p2pconf reads (%d)", path, fd.SchemaVersion, SchemaVersion)
 	}
 	return fd.Hosts, nil
+}
+
+// CheckJSONObject says, in words rather than the decoder's Go types, why
+// data is not a JSON object: empty, not JSON, or JSON of another kind.
+func CheckJSONObject(data []byte) error {
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0:
+		return errors.New("an empty file")
+	case !json.Valid(trimmed):
+		return errors.New("not JSON")
+	case trimmed[0] != '{':
+		kind := map[byte]string{'[': "an array", '"': "a string", 't': "a boolean", 'f': "a boolean", 'n': "null"}[trimmed[0]]
+		if kind == "" {
+			kind = "a number"
+		}
+		return fmt.Errorf("JSON holding %s, not an object", kind)
+	}
+	return nil
 }

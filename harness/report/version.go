@@ -16,17 +16,29 @@ var (
 )
 
 // ToolVersion is the version and commit of this build: the stamped values,
-// else what the Go build info knows (the module version and vcs.revision),
-// else "devel" and "".
+// else what the Go build info knows (the module version; vcs.revision and
+// vcs.modified, which go build records in a checkout: the version is then
+// "devel-<commit>", with "-dirty" for uncommitted changes), else "devel"
+// and "".
 func ToolVersion() (version, commit string) {
 	version, commit = Version, Commit
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if version == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 			version = info.Main.Version
 		}
+		modified := false
 		for _, s := range info.Settings {
-			if commit == "" && s.Key == "vcs.revision" {
+			switch {
+			case commit == "" && s.Key == "vcs.revision":
 				commit = s.Value
+			case s.Key == "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if version == "" && commit != "" && commit == vcsRevision(info) {
+			version = "devel-" + commit[:min(12, len(commit))]
+			if modified {
+				version += "-dirty"
 			}
 		}
 	}
@@ -34,4 +46,14 @@ func ToolVersion() (version, commit string) {
 		version = "devel"
 	}
 	return version, commit
+}
+
+// vcsRevision is the build's vcs.revision, "" without one.
+func vcsRevision(info *debug.BuildInfo) string {
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			return s.Value
+		}
+	}
+	return ""
 }

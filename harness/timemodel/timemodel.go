@@ -14,6 +14,7 @@ package timemodel
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -84,11 +85,11 @@ func H200() Config {
 func Load(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("timemodel: %w", err)
+		return Config{}, fmt.Errorf("time model: %w", err)
 	}
 	c, err := Parse(data)
 	if err != nil {
-		return c, fmt.Errorf("timemodel: %s: %w", path, err)
+		return c, fmt.Errorf("time model %s: %w", path, err)
 	}
 	return c, nil
 }
@@ -96,6 +97,11 @@ func Load(path string) (Config, error) {
 // Parse decodes and checks a model.
 func Parse(data []byte) (Config, error) {
 	var c Config
+	if t := strings.TrimSpace(string(data)); t == "" {
+		return c, errors.New("an empty file, want a time model (a JSON object; timemodel.H200 has the fields)")
+	} else if t[0] != '{' {
+		return c, errors.New("not a JSON object, want a time model (timemodel.H200 has the fields)")
+	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {

@@ -19,6 +19,9 @@ func instruction(op Op) string {
 	if op.Sem == kernels.Weak {
 		scoped = "weak"
 	}
+	if op.Volatile {
+		scoped = "volatile"
+	}
 	switch op.Kind {
 	case Load:
 		return "ld." + scoped + ".global.u32"

@@ -84,7 +84,7 @@ func (r *runner) stopped(goal Goal) StopReason {
 	switch {
 	case r.res.Reached() >= goal.Want:
 		return StopTarget
-	case r.res.Wall >= goal.Cap:
+	case r.res.Wall >= goal.CapAt(r.res.Reached()):
 		return StopCap
 	case r.ctx.Err() != nil:
 		return StopInterrupted
@@ -103,7 +103,7 @@ func (r *runner) stopped(goal Goal) StopReason {
 // against the run.
 func (r *runner) nextIters(goal Goal, iters int, took time.Duration) int {
 	perIter := max(took/time.Duration(iters), 100*time.Nanosecond)
-	want := max(min(r.env.LaunchTime, goal.Cap-r.res.Wall)/perIter, 1)
+	want := max(min(r.env.LaunchTime, goal.CapAt(r.res.Reached())-r.res.Wall)/perIter, 1)
 	if perIterCount := float64(r.res.Reached()) / float64(r.res.Iterations); perIterCount > 0 {
 		left := float64(goal.Want - r.res.Reached())
 		want = min(want, time.Duration(math.Ceil(left/perIterCount)))

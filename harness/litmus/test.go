@@ -40,6 +40,13 @@ type Op struct {
 	// Until; the register keeps the last value read.
 	Poll  bool
 	Until uint32
+	// Volatile emits ld.volatile / st.volatile: under the PTX memory model
+	// the same as ld.relaxed.sys / st.relaxed.sys (Sem Relaxed, Scope Sys,
+	// which the model, the Sim and the host side use), and the compiler
+	// keeps every volatile access, so two stores of one address in one
+	// thread stay two stores (docs/litmus.md, "Tests the compiler cannot
+	// collapse").
+	Volatile bool
 }
 
 // Verdict is what the PTX memory model says about a test's outcome.
@@ -191,6 +198,9 @@ func (op Op) validate(locs int, written map[int]bool) error {
 	}
 	if op.Poll && op.Kind != Load && op.Kind != RMW {
 		return fmt.Errorf("only loads and RMWs poll")
+	}
+	if op.Volatile && (op.Kind != Load && op.Kind != Store || op.Sem != kernels.Relaxed || op.Scope != kernels.Sys) {
+		return fmt.Errorf("volatile: a load or store with relaxed.sys semantics only (ld.volatile is ld.relaxed.sys)")
 	}
 	switch op.Kind {
 	case Load:

@@ -22,6 +22,7 @@ type view struct {
 	bandwidth     []*bwSeries
 	power         []powerRow
 	borrowedPower string // borrowedPowerText
+	evidence      string // evidenceText
 }
 
 type checkView struct {
@@ -118,6 +119,7 @@ func newView(doc Document) *view {
 	}
 	v.power = powerRows(doc.Results)
 	v.borrowedPower = borrowedPowerText(doc.Results)
+	v.evidence = evidenceText(doc.Results)
 	v.disagreements = disagreements(doc, v.pairs)
 	v.failures = failureGroups(doc.Results)
 	return v

@@ -121,7 +121,7 @@ func reportGoal(r *Result, where string) {
 	harness.Metric("run_seconds", r.Wall.Seconds(), "s", fmt.Sprintf("%s: wall time of the run, stopped by its %s", where, r.Stop))
 	harness.Metric("target_"+what, float64(r.Goal.Want), what, fmt.Sprintf("%s: the run stops at %s", where, r.Goal))
 	harness.Finding("litmus_goal", map[string]any{"target": r.Goal.Want, "counts": what, "reached": r.Reached(),
-		"cap_seconds": r.Goal.CapAt(r.Reached()).Seconds(), "seconds": r.Wall.Seconds(), "instances_per_second": r.Rate(),
+		"cap_seconds": r.Goal.Cap.Seconds(), "long_cap_seconds": r.Goal.LongCap.Seconds(), "seconds": r.Wall.Seconds(), "instances_per_second": r.Rate(),
 		"stopped_by": string(r.Stop)}, where)
 	if missed := r.TargetMissed(); missed != "" && r.Case.Verdict == Forbidden {
 		harness.Finding("target_not_reached", r.Reached(), fmt.Sprintf("%s: %s", where, missed))

@@ -39,10 +39,10 @@ func coherenceTests() []*Test {
 			Threads: [][]Op{{st(x, 1, a), ld(x, 0, a)}, {st(x, 2, a)}}, Finals: []int{x},
 			Target: target, Verdict: v, Where: where, Source: src}
 	}
-	corw := func(variant string, v Verdict, where Where, a acc, target out) *Test {
+	corw := func(variant string, v Verdict, a acc, target out) *Test {
 		return &Test{Family: "CoRW", Variant: variant, Locs: []string{"x"},
 			Threads: [][]Op{{ld(x, 0, a), st(x, 1, a)}, {st(x, 2, a)}}, Finals: []int{x},
-			Target: target, Verdict: v, Where: where, Source: src}
+			Target: target, Verdict: v, Where: onGPUs, Source: src}
 	}
 	coww := func(variant string, v Verdict, where Where, host []string, w []Op, a acc, target out) *Test {
 		return &Test{Family: "CoWW", Variant: variant, Locs: []string{"x"},
@@ -61,10 +61,10 @@ func coherenceTests() []*Test {
 		cowr("rlx.sys interleaving", Allowed, onGPUs, rlxSys, out{"r0": 2, "x": 2}),
 		cowr("rlx.sys", Forbidden, onGPUs, rlxSys, out{"r0": 2, "x": 1}),
 		cowr("rlx.gpu", Forbidden, onGPUs, rlxGPU, out{"r0": 2, "x": 1}),
-		corw("weak", Allowed, onGPUs, weak, out{"r0": 2, "x": 2}),
-		corw("rlx.sys interleaving", Allowed, onGPUs, rlxSys, out{"r0": 0, "x": 1}),
-		corw("rlx.sys", Forbidden, onGPUs, rlxSys, out{"r0": 2, "x": 2}),
-		corw("rlx.gpu", Forbidden, onGPUs, rlxGPU, out{"r0": 2, "x": 2}),
+		corw("weak", Allowed, weak, out{"r0": 2, "x": 2}),
+		corw("rlx.sys interleaving", Allowed, rlxSys, out{"r0": 0, "x": 1}),
+		corw("rlx.sys", Forbidden, rlxSys, out{"r0": 2, "x": 2}),
+		corw("rlx.gpu", Forbidden, rlxGPU, out{"r0": 2, "x": 2}),
 		coww("st.volatile interleaving", Allowed, everywhere, hg, volatileWrites, rlxSys, out{"r0": 1, "r1": 2}),
 		coww("st.volatile", Forbidden, everywhere, hg, volatileWrites, rlxSys, out{"r0": 2, "r1": 1}),
 		coww("rlx.gpu, atom.exch second", Forbidden, onGPUs, nil, exchWrites, rlxGPU, out{"r0": 2, "r1": 1}),

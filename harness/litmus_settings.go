@@ -83,9 +83,15 @@ const (
 	FakeLitmusMutantHits        = 1
 	FakeLitmusMinInstances      = 32
 	FakeLitmusMaxViolationBound = 0.1
-	// FakeLitmusBudget is both caps on the fake backend unless
-	// P2PCONF_LITMUS_BUDGET or P2PCONF_LITMUS_MUTANT_BUDGET is set.
+	// FakeLitmusBudget is the mutants' caps on the fake backend unless
+	// P2PCONF_LITMUS_MUTANT_BUDGET is set.
 	FakeLitmusBudget = time.Millisecond
+	// FakeLitmusForbiddenBudget is a forbidden test's cap on the fake
+	// backend unless P2PCONF_LITMUS_BUDGET is set: one that has reached its
+	// target stops there, one that has not yet seen every value its threads
+	// store (the Sim and a host goroutine can keep one instance order for a
+	// whole launch) gets more launches.
+	FakeLitmusForbiddenBudget = 200 * time.Millisecond
 )
 
 // LitmusSettings say when a litmus test stops and what a forbidden test
@@ -141,7 +147,7 @@ func ReadLitmusSettings(getenv func(string) string, fake bool) (LitmusSettings, 
 	}
 	if fake {
 		s.Target, s.LinkTarget, s.MutantHits = FakeLitmusTarget, FakeLitmusTarget, FakeLitmusMutantHits
-		s.Budget, s.MutantBudget, s.MutantLongBudget = FakeLitmusBudget, FakeLitmusBudget, FakeLitmusBudget
+		s.Budget, s.MutantBudget, s.MutantLongBudget = FakeLitmusForbiddenBudget, FakeLitmusBudget, FakeLitmusBudget
 		s.MinInstances, s.MaxViolationBound = FakeLitmusMinInstances, FakeLitmusMaxViolationBound
 	}
 	var err error

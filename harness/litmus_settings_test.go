@@ -28,7 +28,7 @@ func TestReadLitmusSettings(t *testing.T) {
 	}
 	s, err = ReadLitmusSettings(env(nil), true)
 	if err != nil || s.MinInstances != FakeLitmusMinInstances || s.MaxViolationBound != FakeLitmusMaxViolationBound ||
-		s.Budget != FakeLitmusBudget || s.Target != FakeLitmusTarget || s.MutantHits != FakeLitmusMutantHits {
+		s.Budget != FakeLitmusForbiddenBudget || s.MutantBudget != FakeLitmusBudget || s.Target != FakeLitmusTarget || s.MutantHits != FakeLitmusMutantHits {
 		t.Fatalf("fake defaults: %+v, %v", s, err)
 	}
 	// A target reached must pass the evidence rules: no violation in the

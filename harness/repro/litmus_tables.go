@@ -122,16 +122,16 @@ var litmusCases = []litmusCase{
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoWW rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW st.volatile between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
-	{Name: "CoWW rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.gpu", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_gpu", Regs: 2, Polled: false,
+	{Name: "CoWW rlx.gpu, atom.exch second between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.gpu, atom.exch second", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_gpu_atom_exch_second", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
 	{Name: "atomicity atom.add.rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ x=1", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
@@ -248,7 +248,7 @@ var litmusCases = []litmusCase{
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoWW rlx.sys with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW st.volatile with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
@@ -530,13 +530,13 @@ var litmusCases = []litmusCase{
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoWW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW st.volatile on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
-	{Name: "CoWW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW st.volatile on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
@@ -3244,9 +3244,9 @@ EXIT:
 	ret;
 }
 `,
-	"litmus_CoWW_rlx_gpu": `//
-// Litmus test CoWW rlx.gpu, generated by harness/litmus. Do not edit.
-//   T0: st.relaxed.gpu.global.u32 x; st.relaxed.gpu.global.u32 x
+	"litmus_CoWW_rlx_gpu_atom_exch_second": `//
+// Litmus test CoWW rlx.gpu, atom.exch second, generated by harness/litmus. Do not edit.
+//   T0: st.relaxed.gpu.global.u32 x; atom.relaxed.gpu.global.exch.b32 x
 //   T1: ld.relaxed.gpu.global.u32 x; ld.relaxed.gpu.global.u32 x
 // Outcome r0=2 && r1=1 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
@@ -3259,7 +3259,7 @@ EXIT:
 .shared .align 4 .b8 lt_hsh[64];
 .shared .align 4 .u32 lt_flag;
 
-.visible .entry litmus_CoWW_rlx_gpu(
+.visible .entry litmus_CoWW_rlx_gpu_atom_exch_second(
 	.param .u64 lt_loc0,
 	.param .u64 lt_regs,
 	.param .u64 lt_hist,
@@ -3489,7 +3489,7 @@ ROLE0:
 	mov.u32 %s8, 1;
 	st.relaxed.gpu.global.u32 [%d_a0], %s8;
 	mov.u32 %s8, 2;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	atom.relaxed.gpu.global.exch.b32 %s6, [%d_a0], %s8;
 	bra ITEM_NEXT;
 ROLE1:
 	mul.lo.u32 %s4, %s1, %u_rm1;
@@ -3688,9 +3688,9 @@ EXIT:
 	ret;
 }
 `,
-	"litmus_CoWW_rlx_sys": `//
-// Litmus test CoWW rlx.sys, generated by harness/litmus. Do not edit.
-//   T0: st.relaxed.sys.global.u32 x; st.relaxed.sys.global.u32 x
+	"litmus_CoWW_st_volatile": `//
+// Litmus test CoWW st.volatile, generated by harness/litmus. Do not edit.
+//   T0: st.volatile.global.u32 x; st.volatile.global.u32 x
 //   T1: ld.relaxed.sys.global.u32 x; ld.relaxed.sys.global.u32 x
 // Outcome r0=2 && r1=1 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
@@ -3703,7 +3703,7 @@ EXIT:
 .shared .align 4 .b8 lt_hsh[64];
 .shared .align 4 .u32 lt_flag;
 
-.visible .entry litmus_CoWW_rlx_sys(
+.visible .entry litmus_CoWW_st_volatile(
 	.param .u64 lt_loc0,
 	.param .u64 lt_regs,
 	.param .u64 lt_hist,
@@ -3931,9 +3931,9 @@ ROLE0:
 	mul.wide.u32 %sd3, %s5, %u_stride;
 	add.u64 %d_a0, %d_loc0, %sd3;
 	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	st.volatile.global.u32 [%d_a0], %s8;
 	mov.u32 %s8, 2;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	st.volatile.global.u32 [%d_a0], %s8;
 	bra ITEM_NEXT;
 ROLE1:
 	mul.lo.u32 %s4, %s1, %u_rm1;

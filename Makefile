@@ -10,6 +10,7 @@
 # make sanitize     the suites under compute-sanitizer on this machine's GPUs
 # make check        golangci-lint (make lint), gofmt, go vet and go mod tidy -diff
 # make docs         regenerate docs/checks.md from the check catalogue
+# make litmus-sass  check that the driver's JIT keeps every litmus role's memory instructions (needs a GPU and the CUDA toolkit)
 
 SHELL := /bin/bash
 GO ?= go
@@ -24,7 +25,7 @@ RUN ?= $(shell date -u +%Y%m%dT%H%M%SZ)
 RUN_FLAGS ?=
 LABEL_FILTER ?=
 
-.PHONY: test unit fake-suites slurm prometheus conformance list mutation mutation-fast dist sanitize check lint docs
+.PHONY: test unit fake-suites slurm prometheus conformance list mutation mutation-fast dist sanitize check lint docs litmus-sass
 
 test: check unit fake-suites mutation-fast slurm prometheus
 
@@ -75,6 +76,15 @@ list:
 
 mutation:
 	$(GO) run ./cmd/mutation
+
+# The compile check of the litmus kernels (docs/litmus.md, "Compile check"):
+# the driver JIT-compiles every litmus kernel for GPU 0 and the toolkit's
+# nvdisasm (or cuobjdump) shows whether each thread role kept its loads,
+# stores and RMWs, and reports/litmus-sass.json records the driver whose JIT
+# produced the code. Without a toolkit or a GPU it says so and exits 2.
+litmus-sass:
+	@mkdir -p reports
+	$(GO) run ./cmd/litmus-sass -o reports/litmus-sass.json $(LITMUS_SASS_FLAGS)
 
 # A few defects, one seeded run each: fails when a declared catcher misses.
 mutation-fast:

@@ -24,6 +24,7 @@ const (
 	EnvLitmusLinkTarget        = "P2PCONF_LITMUS_LINK_TARGET"         // instances a forbidden test runs with the host or other GPUs
 	EnvLitmusMutantHits        = "P2PCONF_LITMUS_MUTANT_HITS"         // weak outcomes after which a mutant stops
 	EnvLitmusMutantBudget      = "P2PCONF_LITMUS_MUTANT_BUDGET"       // time cap of a mutant
+	EnvLitmusMutantLongBudget  = "P2PCONF_LITMUS_MUTANT_LONG_BUDGET"  // longer cap of a mutant that has shown its weak outcome, but too few times
 	EnvPairMutants             = schedule.EnvPairMutants              // here (default) or representative: where a pair's mutants ran
 )
 
@@ -49,18 +50,26 @@ const (
 const (
 	DefaultLitmusTarget     = 1_000_000_000
 	DefaultLitmusLinkTarget = 10_000_000
-	DefaultLitmusMutantHits = 100
+	// DefaultLitmusMutantHits follows MC Mutants (Levine et al., ASPLOS
+	// 2023): a kill is reproducible with probability 1 − e^(−hits), and 12
+	// expected hits give 99.999 %.
+	DefaultLitmusMutantHits = 12
 	DefaultLitmusBudget     = 2 * time.Second
 	// A mutant that shows its weak outcome at all shows it early: of the
 	// pair mutants of two H200 (NV18), 73 % showed none in 250 ms and 75 %
 	// none in 2 s, so a longer default cap only costs time.
 	DefaultLitmusMutantBudget = 250 * time.Millisecond
+	// A mutant that has shown its weak outcome by its cap, but fewer than
+	// MutantHits times, goes on to this longer cap: it is rare here, and a
+	// few more seconds make its count (and its reproducibility) firm.
+	DefaultLitmusMutantLongBudget = 2 * time.Second
 
 	CertifyLitmusTarget       = 10_000_000_000
 	CertifyLitmusLinkTarget   = 100_000_000
 	CertifyLitmusMutantHits   = 1000
 	CertifyLitmusBudget       = 30 * time.Second
 	CertifyLitmusMutantBudget = 10 * time.Second
+	CertifyLitmusMutantLong   = 30 * time.Second
 
 	DefaultLitmusMinInstances      = 100_000
 	DefaultLitmusMinFlagShare      = 1e-5
@@ -74,9 +83,15 @@ const (
 	FakeLitmusMutantHits        = 1
 	FakeLitmusMinInstances      = 32
 	FakeLitmusMaxViolationBound = 0.1
-	// FakeLitmusBudget is both caps on the fake backend unless
-	// P2PCONF_LITMUS_BUDGET or P2PCONF_LITMUS_MUTANT_BUDGET is set.
+	// FakeLitmusBudget is the mutants' caps on the fake backend unless
+	// P2PCONF_LITMUS_MUTANT_BUDGET is set.
 	FakeLitmusBudget = time.Millisecond
+	// FakeLitmusForbiddenBudget is a forbidden test's cap on the fake
+	// backend unless P2PCONF_LITMUS_BUDGET is set: one that has reached its
+	// target stops there, one that has not yet seen every value its threads
+	// store (the Sim and a host goroutine can keep one instance order for a
+	// whole launch) gets more launches.
+	FakeLitmusForbiddenBudget = 200 * time.Millisecond
 )
 
 // LitmusSettings say when a litmus test stops and what a forbidden test
@@ -94,6 +109,10 @@ type LitmusSettings struct {
 	// mutant (P2PCONF_LITMUS_BUDGET, P2PCONF_LITMUS_MUTANT_BUDGET).
 	Budget       time.Duration
 	MutantBudget time.Duration
+	// MutantLongBudget is the longer cap of a mutant that has shown its
+	// weak outcome by MutantBudget, but fewer than MutantHits times
+	// (P2PCONF_LITMUS_MUTANT_LONG_BUDGET, at least MutantBudget).
+	MutantLongBudget time.Duration
 
 	MinInstances      uint64
 	MinFlagShare      float64 // fraction of counted instances, in (0, 1]
@@ -114,7 +133,7 @@ type LitmusSettings struct {
 func ReadLitmusSettings(getenv func(string) string, fake bool) (LitmusSettings, error) {
 	s := LitmusSettings{Profile: LitmusProfileDefault,
 		Target: DefaultLitmusTarget, LinkTarget: DefaultLitmusLinkTarget, MutantHits: DefaultLitmusMutantHits,
-		Budget: DefaultLitmusBudget, MutantBudget: DefaultLitmusMutantBudget,
+		Budget: DefaultLitmusBudget, MutantBudget: DefaultLitmusMutantBudget, MutantLongBudget: DefaultLitmusMutantLongBudget,
 		MinInstances: DefaultLitmusMinInstances, MinFlagShare: DefaultLitmusMinFlagShare,
 		MaxViolationBound: DefaultLitmusMaxViolationBound}
 	switch p := strings.ToLower(strings.TrimSpace(getenv(EnvLitmusProfile))); p {
@@ -122,13 +141,13 @@ func ReadLitmusSettings(getenv func(string) string, fake bool) (LitmusSettings, 
 	case LitmusProfileCertify:
 		s.Profile = p
 		s.Target, s.LinkTarget, s.MutantHits = CertifyLitmusTarget, CertifyLitmusLinkTarget, CertifyLitmusMutantHits
-		s.Budget, s.MutantBudget = CertifyLitmusBudget, CertifyLitmusMutantBudget
+		s.Budget, s.MutantBudget, s.MutantLongBudget = CertifyLitmusBudget, CertifyLitmusMutantBudget, CertifyLitmusMutantLong
 	default:
 		return s, fmt.Errorf("%s=%q: the profile is %s or %s", EnvLitmusProfile, getenv(EnvLitmusProfile), LitmusProfileDefault, LitmusProfileCertify)
 	}
 	if fake {
 		s.Target, s.LinkTarget, s.MutantHits = FakeLitmusTarget, FakeLitmusTarget, FakeLitmusMutantHits
-		s.Budget, s.MutantBudget = FakeLitmusBudget, FakeLitmusBudget
+		s.Budget, s.MutantBudget, s.MutantLongBudget = FakeLitmusForbiddenBudget, FakeLitmusBudget, FakeLitmusBudget
 		s.MinInstances, s.MaxViolationBound = FakeLitmusMinInstances, FakeLitmusMaxViolationBound
 	}
 	var err error
@@ -158,6 +177,15 @@ func ReadLitmusSettings(getenv func(string) string, fake bool) (LitmusSettings, 
 	if s.MutantBudget, err = readDuration(getenv, EnvLitmusMutantBudget, s.MutantBudget); err != nil {
 		return s, err
 	}
+	long := getenv(EnvLitmusMutantLongBudget)
+	if s.MutantLongBudget, err = readDuration(getenv, EnvLitmusMutantLongBudget, s.MutantLongBudget); err != nil {
+		return s, err
+	}
+	if strings.TrimSpace(long) == "" {
+		s.MutantLongBudget = max(s.MutantLongBudget, s.MutantBudget)
+	} else if s.MutantLongBudget < s.MutantBudget {
+		return s, fmt.Errorf("%s=%q: want a Go duration at least the mutant cap %s (%s), such as 2s", EnvLitmusMutantLongBudget, long, s.MutantBudget, EnvLitmusMutantBudget)
+	}
 	switch v := strings.TrimSpace(getenv(EnvPairMutants)); v {
 	case "", schedule.PairMutantsHere:
 	case schedule.PairMutantsRepresentative:
@@ -168,9 +196,11 @@ func ReadLitmusSettings(getenv func(string) string, fake bool) (LitmusSettings, 
 	return s, nil
 }
 
-// LongestBudget is the longer of the two caps: a litmus spec's timeout
+// LongestBudget is the longest of the caps: a litmus spec's timeout
 // grows with it.
-func (s LitmusSettings) LongestBudget() time.Duration { return max(s.Budget, s.MutantBudget) }
+func (s LitmusSettings) LongestBudget() time.Duration {
+	return max(s.Budget, s.MutantBudget, s.MutantLongBudget)
+}
 
 // readCount reads a positive whole number, written plainly, with
 // underscores (1_000_000) or in exponent form (1e9).

@@ -28,7 +28,7 @@ func TestReadLitmusSettings(t *testing.T) {
 	}
 	s, err = ReadLitmusSettings(env(nil), true)
 	if err != nil || s.MinInstances != FakeLitmusMinInstances || s.MaxViolationBound != FakeLitmusMaxViolationBound ||
-		s.Budget != FakeLitmusBudget || s.Target != FakeLitmusTarget || s.MutantHits != FakeLitmusMutantHits {
+		s.Budget != FakeLitmusForbiddenBudget || s.MutantBudget != FakeLitmusBudget || s.Target != FakeLitmusTarget || s.MutantHits != FakeLitmusMutantHits {
 		t.Fatalf("fake defaults: %+v, %v", s, err)
 	}
 	// A target reached must pass the evidence rules: no violation in the
@@ -70,12 +70,21 @@ func TestReadLitmusSettings(t *testing.T) {
 		s.MutantBudget != 30*time.Millisecond || s.Target != 2e9 || s.LinkTarget != 5e6 || s.MutantHits != 7 {
 		t.Fatalf("set values: %+v, %v", s, err)
 	}
+	s, err = ReadLitmusSettings(env(map[string]string{EnvLitmusMutantBudget: "5s"}), false)
+	if err != nil || s.MutantLongBudget != 5*time.Second {
+		t.Fatalf("a mutant cap above the default longer cap lifts it: %+v, %v", s, err)
+	}
+	s, err = ReadLitmusSettings(env(map[string]string{EnvLitmusMutantLongBudget: "4s"}), false)
+	if err != nil || s.MutantLongBudget != 4*time.Second || s.LongestBudget() != 4*time.Second {
+		t.Fatalf("longer mutant cap: %+v, %v", s, err)
+	}
 	for name, bad := range map[string][]string{
 		EnvLitmusMinInstances:      {"0", "-3", "many", "1.5"},
 		EnvLitmusMinFlagShare:      {"0", "1.5", "101%", "-0.1", "NaN", "x"},
 		EnvLitmusMaxViolationBound: {"0", "2", "abc%"},
 		EnvLitmusBudget:            {"0s", "fast"},
 		EnvLitmusMutantBudget:      {"-1s", "1"},
+		EnvLitmusMutantLongBudget:  {"0", "soon", "100ms"}, // 100ms: shorter than the 250ms mutant cap
 		EnvLitmusTarget:            {"0", "1e-3", "2.5e0", "0x1p4", "Inf"},
 		EnvLitmusLinkTarget:        {"lots"},
 		EnvLitmusMutantHits:        {"0"},

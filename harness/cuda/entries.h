@@ -72,6 +72,10 @@
 	X(cuModuleLoadDataEx, 2010) \
 	X(cuModuleGetFunction, 2000) \
 	X(cuModuleUnload, 2000) \
+	X(cuLinkCreate, 6050) \
+	X(cuLinkAddData, 6050) \
+	X(cuLinkComplete, 5050) \
+	X(cuLinkDestroy, 5050) \
 	X(cuLaunchKernel, 4000) \
 	X(cuLaunchCooperativeKernel, 9000) \
 	X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) \

@@ -92,6 +92,10 @@ const (
 	cuModuleLoadDataEx                          entry = C.P2PC_cuModuleLoadDataEx
 	cuModuleGetFunction                         entry = C.P2PC_cuModuleGetFunction
 	cuModuleUnload                              entry = C.P2PC_cuModuleUnload
+	cuLinkCreate                                entry = C.P2PC_cuLinkCreate
+	cuLinkAddData                               entry = C.P2PC_cuLinkAddData
+	cuLinkComplete                              entry = C.P2PC_cuLinkComplete
+	cuLinkDestroy                               entry = C.P2PC_cuLinkDestroy
 	cuLaunchKernel                              entry = C.P2PC_cuLaunchKernel
 	cuLaunchCooperativeKernel                   entry = C.P2PC_cuLaunchCooperativeKernel
 	cuOccupancyMaxActiveBlocksPerMultiprocessor entry = C.P2PC_cuOccupancyMaxActiveBlocksPerMultiprocessor

@@ -74,6 +74,7 @@ var wantVersions = map[string]int{
 	"cuEventCreate":     2000, "cuEventRecord": 2000, "cuEventQuery": 2000, "cuEventSynchronize": 2000,
 	"cuEventElapsedTime": 2000, "cuEventDestroy": 4000,
 	"cuModuleLoadDataEx": 2010, "cuModuleGetFunction": 2000, "cuModuleUnload": 2000,
+	"cuLinkCreate": 6050, "cuLinkAddData": 6050, "cuLinkComplete": 5050, "cuLinkDestroy": 5050,
 	"cuLaunchKernel": 4000, "cuLaunchCooperativeKernel": 9000, "cuOccupancyMaxActiveBlocksPerMultiprocessor": 6050,
 	"cuDeviceCanAccessPeer": 4000, "cuCtxEnablePeerAccess": 4000, "cuCtxDisablePeerAccess": 4000,
 	"cuDeviceGetP2PAttribute":          8000,

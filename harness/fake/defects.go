@@ -75,6 +75,9 @@ const (
 	dManagedConcurrentWritesLost
 	dManagedFreeLeaks
 	dManagedNotFlagged
+	dSameAddressLoadsReordered
+	dSameAddressStoresReordered
+	dNonAtomicAdd
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -228,6 +231,20 @@ var defectTable = []struct {
 	{dManagedNotFlagged, DefectInfo{Name: "managed-not-flagged", Suite: "managed", Preset: "h200x2",
 		Description: "cuPointerGetAttribute(IS_MANAGED) reports 0 for memory from cuMemAllocManaged",
 		Catchers:    []string{"managed.attributes"}}},
+	// Defects of single-location ordering and RMW atomicity, caught only
+	// by the coherence and RMW litmus tests (CoRR, CoWW, atomicity,
+	// lost-update): no violation of either has been reported on NVIDIA GPUs
+	// since Maxwell, so these defects are the checker's evidence that it
+	// flags the forbidden outcomes (docs/litmus.md, "Evidence classes").
+	{dSameAddressLoadsReordered, DefectInfo{Name: "same-address-loads-reordered", Suite: "ordering", Preset: "single",
+		Description: "of two consecutive relaxed 32-bit loads of one word by one GPU thread, the second returns the value the word held before the first read it (the loads are performed out of order), so CoRR and CoWW readers see a newer value, then an older one",
+		Catchers:    []string{"ordering.litmus"}}},
+	{dSameAddressStoresReordered, DefectInfo{Name: "same-address-stores-reordered", Suite: "ordering", Preset: "single",
+		Description: "of two consecutive relaxed 32-bit writes of one word by one GPU thread (a store, then a store or an RMW), the first is held back and lands after the second, overwriting it: a reader sees the second value, then the first, and the word ends with the first",
+		Catchers:    []string{"ordering.litmus"}}},
+	{dNonAtomicAdd, DefectInfo{Name: "non-atomic-add", Suite: "ordering", Preset: "single",
+		Description: "a relaxed 32-bit atom.add is performed as a load and, a moment later, a store of the sum, so a store or add of another thread in between is lost",
+		Catchers:    []string{"ordering.litmus"}}},
 }
 
 // Defects lists every injectable defect.

@@ -5,6 +5,7 @@ package fake
 
 import (
 	"testing"
+	"time"
 
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/kernels"
@@ -221,7 +222,82 @@ var symptoms = map[string]func(t *testing.T, b *Backend) bool{
 		}
 		return above != 0x01020304 || last != 0x01020304
 	},
+	"same-address-loads-reordered": func(t *testing.T, b *Backend) bool {
+		const n = 200
+		p, _ := b.Alloc(0, 4*(n+2))
+		must(t, b.Memset32(0, p, 0, n+2))
+		must(t, launch(t, b, 0, kCoRR, uint64(p), n))
+		return words(t, b, 0, p+4*(n+1), 1)[0] != 0
+	},
+	"same-address-stores-reordered": func(t *testing.T, b *Backend) bool {
+		p, _ := b.Alloc(0, 4)
+		must(t, launch(t, b, 0, kStoreTwice, uint64(p)))
+		return words(t, b, 0, p, 1)[0] != 2
+	},
+	"non-atomic-add": func(t *testing.T, b *Backend) bool {
+		p, _ := b.Alloc(0, 4)
+		must(t, b.Memset32(0, p, 0, 1))
+		must(t, launch(t, b, 0, kAdd, uint64(p), 8, 200))
+		return words(t, b, 0, p, 1)[0] != 8*200
+	},
 }
+
+// kStoreTwice: one thread stores 1, then 2, into *p with st.relaxed.gpu.
+var kStoreTwice = testKernel("store_twice", func(g kernels.Grid, a []uint64) error {
+	return g.Threads(1, func(t kernels.Thread) error {
+		if err := t.Store(a[0], kernels.TU32, 1, kernels.Relaxed, kernels.GPU); err != nil {
+			return err
+		}
+		return t.Store(a[0], kernels.TU32, 2, kernels.Relaxed, kernels.GPU)
+	})
+}, pPtr)
+
+// kCoRR: CoRR n times, words p[1..n] starting at 0. Thread 0 announces
+// round i in p[0], then reads p[i] twice with ld.relaxed.gpu; thread 1
+// stores 1 into p[i] as soon as it sees round i announced. Thread 0 sets
+// p[n+1] when a round read 1, then 0 (the second load older than the
+// first), and p[0] to n+1 at the end.
+var kCoRR = testKernel("corr", func(g kernels.Grid, a []uint64) error {
+	p, n := a[0], a[1]
+	word := func(i uint64) uint64 { return p + 4*i }
+	return g.Threads(2, func(t kernels.Thread) error {
+		if t.ID() == 1 {
+			deadline := g.Now() + 5*time.Second
+			for last := uint64(0); last <= n && g.Now() < deadline; g.Pause() {
+				v, err := t.Load(word(0), kernels.TU32, kernels.Acquire, kernels.GPU)
+				if err != nil {
+					return err
+				}
+				if v != last && v >= 1 && v <= n {
+					if err := t.Store(word(v), kernels.TU32, 1, kernels.Weak, kernels.GPU); err != nil {
+						return err
+					}
+				}
+				last = v
+			}
+			return nil
+		}
+		for i := uint64(1); i <= n+1; i++ {
+			if err := t.Store(word(0), kernels.TU32, i, kernels.Release, kernels.GPU); err != nil || i > n {
+				return err
+			}
+			r0, err := t.Load(word(i), kernels.TU32, kernels.Relaxed, kernels.GPU)
+			if err != nil {
+				return err
+			}
+			r1, err := t.Load(word(i), kernels.TU32, kernels.Relaxed, kernels.GPU)
+			if err != nil {
+				return err
+			}
+			if r0 == 1 && r1 == 0 {
+				if err := t.Store(word(n+1), kernels.TU32, 1, kernels.Weak, kernels.GPU); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}, pPtr, pU32)
 
 // kAdd64: n threads each add 1 to the 64-bit *p iters times with atom.add.sys.
 var kAdd64 = testKernel("add64", func(g kernels.Grid, a []uint64) error {

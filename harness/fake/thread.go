@@ -27,6 +27,14 @@ type thread struct {
 	id    int
 	cache *region
 	sb    []sbEntry
+	// early is the value the last relaxed load read first, returned by an
+	// immediately following relaxed load of the same word
+	// (same-address-loads-reordered only).
+	early *sbEntry
+	// late is a relaxed store held back until the thread's next access, or
+	// landed after the next write to the same word
+	// (same-address-stores-reordered only).
+	late *sbEntry
 }
 
 type sbEntry struct {
@@ -102,15 +110,51 @@ func (t *thread) age() {
 }
 
 func (t *thread) finish() {
+	t.landLate()
 	if len(t.sb) > 0 {
 		time.Sleep(storeBufferDelay)
 		t.drain()
 	}
 }
 
+// reorderPauses is how many times a reordering defect lets the other
+// threads run between the two halves of what it reorders.
+const reorderPauses = 4
+
+func (t *thread) pauses() {
+	for range reorderPauses {
+		t.g.Pause()
+	}
+}
+
+// landLate writes the held-back store, if any.
+func (t *thread) landLate() {
+	if e := t.late; e != nil {
+		t.late = nil
+		if !e.r.dead.Load() {
+			store(e.r, e.off, e.size, e.v)
+		}
+	}
+}
+
+// reorderedLoad is a relaxed 32-bit load under same-address-loads-reordered:
+// the load after a load of the same word returns what the word held before
+// that load read it, as if the second load had been performed first.
+func (t *thread) reorderedLoad(r *region, off uint64) uint64 {
+	if e := t.early; e != nil && e.r == r && e.off == off {
+		t.early = nil
+		return e.v
+	}
+	before := load(r, off, 4)
+	t.pauses()
+	t.early = &sbEntry{r: r, off: off, size: 4, v: before}
+	return load(r, off, 4)
+}
+
 // Load reads a word as the launching GPU.
 func (t *thread) Load(addr uint64, ty kernels.Type, sem kernels.Sem, sc kernels.Scope) (uint64, error) {
 	size := ty.Size()
+	t.landLate()
 	t.age()
 	r, mode, err := t.g.resolve(t, addr, uint64(size), uint64(size), false)
 	if err != nil {
@@ -121,8 +165,13 @@ func (t *thread) Load(addr uint64, ty kernels.Type, sem kernels.Sem, sc kernels.
 	}
 	off := addr - r.base
 	if v, ok := t.forward(r, off, size); ok {
+		t.early = nil
 		return v, nil
 	}
+	if size == 4 && sem == kernels.Relaxed && t.g.b.defects.has(dSameAddressLoadsReordered) {
+		return t.reorderedLoad(r, off), nil
+	}
+	t.early = nil
 	return load(r, off, size), nil
 }
 
@@ -134,6 +183,19 @@ func (t *thread) Store(addr uint64, ty kernels.Type, v uint64, sem kernels.Sem, 
 		return err
 	}
 	off := addr - r.base
+	t.early = nil
+	if size == 4 && sem == kernels.Relaxed && t.g.b.defects.has(dSameAddressStoresReordered) {
+		if e := t.late; e != nil && e.r == r && e.off == off {
+			store(r, off, size, v) // the second store lands first
+			t.pauses()
+			t.landLate()
+			return nil
+		}
+		t.landLate()
+		t.late = &sbEntry{r: r, off: off, size: size, v: v}
+		return nil
+	}
+	t.landLate()
 	if t.buffered() && (sem == kernels.Weak || sem == kernels.Relaxed) {
 		t.sb = append(t.sb, sbEntry{r: r, off: off, size: size, v: v, at: time.Now()})
 		return nil
@@ -144,6 +206,8 @@ func (t *thread) Store(addr uint64, ty kernels.Type, v uint64, sem kernels.Sem, 
 
 // Fence drains the store buffer (fences are correct even under the defect).
 func (t *thread) Fence(sem kernels.Sem, sc kernels.Scope) error {
+	t.early = nil
+	t.landLate()
 	t.drain()
 	return nil
 }
@@ -163,9 +227,28 @@ func (t *thread) Atomic(op kernels.AtomOp, addr uint64, ty kernels.Type, bv, cv 
 		return 0, nil
 	}
 	off := addr - r.base
+	t.early = nil
+	if e := t.late; e != nil && e.r == r && e.off == off && write4(op, ty) {
+		// same-address-stores-reordered: the RMW lands before the store.
+		old := t.atomic(op, ty, sem, r, off, bv, cv)
+		t.pauses()
+		t.landLate()
+		return old, nil
+	}
+	t.landLate()
 	if _, ok := t.forward(r, off, size); ok {
 		t.drain()
 	}
+	return t.atomic(op, ty, sem, r, off, bv, cv), nil
+}
+
+// write4 reports whether a 32-bit RMW writes (every one but CAS may).
+func write4(op kernels.AtomOp, ty kernels.Type) bool { return ty.Size() == 4 && op != kernels.OpCAS }
+
+// atomic applies op at r+off as one indivisible read-modify-write, except
+// where a defect breaks it.
+func (t *thread) atomic(op kernels.AtomOp, ty kernels.Type, sem kernels.Sem, r *region, off uint64, bv, cv uint64) uint64 {
+	size := ty.Size()
 	b := t.g.b
 	lose := false
 	remote := r.phys >= 0 && r.phys != t.g.dev
@@ -174,11 +257,19 @@ func (t *thread) Atomic(op kernels.AtomOp, addr uint64, ty kernels.Type, bv, cv 
 		(r.phys < 0 && b.defects.has(dHostAtomicsLoseUpdates)) {
 		lose = b.remoteRMW.Add(1)%16 == 0
 	}
+	if op == kernels.OpAdd && ty == kernels.TU32 && sem == kernels.Relaxed && b.defects.has(dNonAtomicAdd) {
+		// non-atomic-add: a load, a pause, a store of the sum.
+		old := load(r, off, size)
+		t.pauses()
+		nv, _ := apply(op, ty, old, bv, cv)
+		store(r, off, size, nv)
+		return old
+	}
 	for {
 		old := load(r, off, size)
 		nv, write := apply(op, ty, old, bv, cv)
 		if !write || lose || cas(r, off, size, old, nv) {
-			return old, nil
+			return old
 		}
 	}
 }

@@ -44,6 +44,14 @@ func st(loc int, v uint32, a acc) Op {
 	return Op{Kind: Store, Loc: loc, Val: v, Sem: a.sem, Scope: a.sc, Reg: NoReg, Src: NoReg}
 }
 
+// stVolatile is st.volatile: st.relaxed.sys under the memory model, kept
+// by the compiler however many stores of one address a thread makes.
+func stVolatile(loc int, v uint32) Op {
+	op := st(loc, v, rlxSys)
+	op.Volatile = true
+	return op
+}
+
 // stInc stores register src + 1: the store half of a non-atomic increment.
 func stInc(loc, src int, a acc) Op {
 	return Op{Kind: Store, Loc: loc, Val: 1, Sem: a.sem, Scope: a.sc, Reg: NoReg, Src: src}

@@ -7,11 +7,26 @@ import "github.com/p2pconf/p2pconf/kernels"
 
 // coherenceTests: SC per location, docs/litmus.md D. Relaxed .sys accesses are
 // morally strong across GPUs, so each shape is forbidden; with .gpu scope
-// across GPUs, .cta scope across CTAs, or weak accesses the accesses are not
-// morally strong and the outcome is allowed. CoRR also runs as an
-// interleaving mutant: its target is a sequentially consistent outcome that
-// needs the two threads to interleave finely, so it shows the placement can
-// interleave at all.
+// across GPUs or .cta scope across CTAs the accesses are not morally strong
+// and the outcome is allowed (a scope mutant there).
+//
+// Every shape also runs as an interleaving mutant: its target is a
+// sequentially consistent outcome that needs the other thread's access to
+// fall between the two accesses of one thread, so it shows that the
+// threads' accesses to the location interleave at that granularity in this
+// placement (evidence class interleaving, see power.go). There are no weak
+// (plain ld/st) mutants of CoRR, CoWR and CoWW: the compiler merges two
+// ld.weak of one address into one load, forwards the constant of st.weak
+// into the ld.weak after it and keeps only the last of two st.weak, so
+// their weak outcomes cannot occur whatever the hardware does. CoRW's weak
+// mutant (a load, then a store, of one address) keeps both accesses.
+//
+// CoWW's writer cannot be two st.relaxed of one address either: ptxas
+// keeps only the second, so the first value is never seen. At .sys scope
+// the writer uses st.volatile (the PTX model's st.relaxed.sys, and the
+// compiler keeps every volatile access); PTX has no .gpu volatile, so at
+// .gpu scope the second write is atom.exch.relaxed.gpu, a morally strong
+// write the compiler does not merge with the store before it.
 func coherenceTests() []*Test {
 	const src = "docs/litmus.md D (coherence)"
 	corr := func(variant string, v Verdict, where Where, host []string, a acc, target out) *Test {
@@ -19,37 +34,40 @@ func coherenceTests() []*Test {
 			Threads: [][]Op{{st(x, 1, a)}, {ld(x, 0, a), ld(x, 1, a)}},
 			Target:  target, Verdict: v, Where: where, Host: host, Source: src}
 	}
-	cowr := func(variant string, v Verdict, where Where, a acc) *Test {
+	cowr := func(variant string, v Verdict, where Where, a acc, target out) *Test {
 		return &Test{Family: "CoWR", Variant: variant, Locs: []string{"x"},
 			Threads: [][]Op{{st(x, 1, a), ld(x, 0, a)}, {st(x, 2, a)}}, Finals: []int{x},
-			Target: out{"r0": 2, "x": 1}, Verdict: v, Where: where, Source: src}
+			Target: target, Verdict: v, Where: where, Source: src}
 	}
-	corw := func(variant string, v Verdict, where Where, a acc) *Test {
+	corw := func(variant string, v Verdict, a acc, target out) *Test {
 		return &Test{Family: "CoRW", Variant: variant, Locs: []string{"x"},
 			Threads: [][]Op{{ld(x, 0, a), st(x, 1, a)}, {st(x, 2, a)}}, Finals: []int{x},
-			Target: out{"r0": 2, "x": 2}, Verdict: v, Where: where, Source: src}
+			Target: target, Verdict: v, Where: onGPUs, Source: src}
 	}
-	coww := func(variant string, v Verdict, where Where, host []string, a acc) *Test {
+	coww := func(variant string, v Verdict, where Where, host []string, w []Op, a acc, target out) *Test {
 		return &Test{Family: "CoWW", Variant: variant, Locs: []string{"x"},
-			Threads: [][]Op{{st(x, 1, a), st(x, 2, a)}, {ld(x, 0, a), ld(x, 1, a)}},
-			Target:  out{"r0": 2, "r1": 1}, Verdict: v, Where: where, Host: host, Source: src + ", MP-CO"}
+			Threads: [][]Op{w, {ld(x, 0, a), ld(x, 1, a)}},
+			Target:  target, Verdict: v, Where: where, Host: host, Source: src + ", MP-CO"}
 	}
+	volatileWrites := []Op{stVolatile(x, 1), stVolatile(x, 2)}
+	exchWrites := []Op{st(x, 1, rlxGPU), rmw(kernels.OpExch, x, 2, NoReg, rlxGPU)}
 	stale := out{"r0": 1, "r1": 0}
+	hg := []string{"HG"}
 	return []*Test{
-		corr("weak", Allowed, onGPUs, nil, weak, stale),
-		corr("rlx.sys interleaving", Allowed, everywhere, []string{"HG"}, rlxSys, out{"r0": 0, "r1": 1}),
-		corr("rlx.sys", Forbidden, everywhere, []string{"HG"}, rlxSys, stale),
+		corr("rlx.sys interleaving", Allowed, everywhere, hg, rlxSys, out{"r0": 0, "r1": 1}),
+		corr("rlx.sys", Forbidden, everywhere, hg, rlxSys, stale),
 		corr("rlx.gpu", Forbidden, onGPUs, nil, rlxGPU, stale),
 		corr("rlx.cta", Forbidden, InCTAs, nil, rlxCTA, stale),
-		cowr("weak", Allowed, onGPUs, weak),
-		cowr("rlx.sys", Forbidden, onGPUs, rlxSys),
-		cowr("rlx.gpu", Forbidden, onGPUs, rlxGPU),
-		corw("weak", Allowed, onGPUs, weak),
-		corw("rlx.sys", Forbidden, onGPUs, rlxSys),
-		corw("rlx.gpu", Forbidden, onGPUs, rlxGPU),
-		coww("weak", Allowed, everywhere, []string{"HG"}, weak),
-		coww("rlx.sys", Forbidden, everywhere, []string{"HG"}, rlxSys),
-		coww("rlx.gpu", Forbidden, onGPUs, nil, rlxGPU),
+		cowr("rlx.sys interleaving", Allowed, onGPUs, rlxSys, out{"r0": 2, "x": 2}),
+		cowr("rlx.sys", Forbidden, onGPUs, rlxSys, out{"r0": 2, "x": 1}),
+		cowr("rlx.gpu", Forbidden, onGPUs, rlxGPU, out{"r0": 2, "x": 1}),
+		corw("weak", Allowed, weak, out{"r0": 2, "x": 2}),
+		corw("rlx.sys interleaving", Allowed, rlxSys, out{"r0": 0, "x": 1}),
+		corw("rlx.sys", Forbidden, rlxSys, out{"r0": 2, "x": 2}),
+		corw("rlx.gpu", Forbidden, rlxGPU, out{"r0": 2, "x": 2}),
+		coww("st.volatile interleaving", Allowed, everywhere, hg, volatileWrites, rlxSys, out{"r0": 1, "r1": 2}),
+		coww("st.volatile", Forbidden, everywhere, hg, volatileWrites, rlxSys, out{"r0": 2, "r1": 1}),
+		coww("rlx.gpu, atom.exch second", Forbidden, onGPUs, nil, exchWrites, rlxGPU, out{"r0": 2, "r1": 1}),
 	}
 }
 

@@ -97,6 +97,18 @@ type Goal struct {
 	Want uint64
 	Hits bool
 	Cap  time.Duration
+	// LongCap is a mutant's longer cap: one that has shown its weak
+	// outcome by Cap, but fewer than Want times, runs on to it.
+	LongCap time.Duration
+}
+
+// CapAt is the cap that holds once the run has reached reached: LongCap
+// for a mutant that has shown its weak outcome, Cap otherwise.
+func (g Goal) CapAt(reached uint64) time.Duration {
+	if g.Hits && reached > 0 && g.LongCap > g.Cap {
+		return g.LongCap
+	}
+	return g.Cap
 }
 
 // Goal is c's goal: a forbidden test between CTAs of one GPU runs to the
@@ -104,11 +116,12 @@ type Goal struct {
 // of magnitude with host threads) to the link target, each within the
 // budget; a mutant runs until it has shown its weak outcome MutantHits
 // times, within the mutant budget, since once it has shown it often its
-// power is settled and further instances tell nothing new.
+// power is settled and further instances tell nothing new; one that has
+// shown it, but fewer times, runs on to the longer mutant cap.
 func (e Env) Goal(c Case) Goal {
 	s := e.Evidence
 	if c.Verdict == Allowed {
-		return Goal{Want: s.MutantHits, Hits: true, Cap: s.MutantBudget}
+		return Goal{Want: s.MutantHits, Hits: true, Cap: s.MutantBudget, LongCap: s.MutantLongBudget}
 	}
 	if c.Place.Kind == CTAs {
 		return Goal{Want: s.Target, Cap: s.Budget}
@@ -121,6 +134,9 @@ func (g Goal) String() string {
 	what := "instances"
 	if g.Hits {
 		what = "weak outcomes"
+	}
+	if g.Hits && g.LongCap > g.Cap {
+		return fmt.Sprintf("%.3g %s within %s (%s once one has shown)", float64(g.Want), what, g.Cap, g.LongCap)
 	}
 	return fmt.Sprintf("%.3g %s within %s", float64(g.Want), what, g.Cap)
 }

@@ -75,8 +75,9 @@ func (r *Result) FlagShare() float64 {
 }
 
 // Inconclusive says why a forbidden run without violations does not count
-// as a pass under s: too few instances, a polled flag seen too rarely, or a
-// 95 % bound on the violation rate above the allowed maximum. It returns ""
+// as a pass under s: too few instances, a value its threads store never
+// observed (vacuous, coverage.go), a polled flag seen too rarely, or a 95 %
+// bound on the violation rate above the allowed maximum. It returns ""
 // for a run that counts, and for a mutant (which judges nothing).
 func Inconclusive(r *Result, s harness.LitmusSettings) string {
 	if r.Case.Verdict != Forbidden {
@@ -85,6 +86,9 @@ func Inconclusive(r *Result, s harness.LitmusSettings) string {
 	n := r.Instances()
 	if n < s.MinInstances {
 		return fmt.Sprintf("inconclusive: %d instances counted, fewer than the %d required (%s)", n, s.MinInstances, harness.EnvLitmusMinInstances)
+	}
+	if why := r.Vacuous(); why != "" {
+		return why
 	}
 	if r.Case.Test.Polled() {
 		seen := r.FlagSeen()

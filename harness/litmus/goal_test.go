@@ -112,3 +112,56 @@ func firstForbidden(t *testing.T) Case {
 	t.Fatal("no forbidden case between CTAs")
 	return Case{}
 }
+
+// TestStopRule: a forbidden run at its target stops only once every stored
+// value was seen (else it goes on to its cap); a mutant stops at its hit
+// target, at its cap when it has shown nothing, and at the longer cap when
+// it has shown some but too few.
+func TestStopRule(t *testing.T) {
+	a, _ := twoGPUs()
+	coww := ctaCase(t, "CoWW st.volatile")
+	m := coww.Test.Model()
+	r := &runner{ctx: t.Context(), res: &Result{Case: coww, Goal: Goal{Want: 100, Cap: 2 * time.Second}, Hist: make([]uint64, m.Bins)}}
+	g := Goal{Want: 100, Cap: 2 * time.Second}
+	r.res.Hist[m.Encode([]uint32{2, 2})] = 100 // value 1 never seen
+	if got := r.stopped(g); got != "" {
+		t.Errorf("vacuous at the target: stopped by %q, want to go on", got)
+	}
+	r.res.Wall = 2 * time.Second
+	if got := r.stopped(g); got != StopCap {
+		t.Errorf("vacuous at the cap: %q", got)
+	}
+	r.res.Wall = 0
+	r.res.Hist[m.Encode([]uint32{1, 2})] = 1
+	if got := r.stopped(g); got != StopTarget {
+		t.Errorf("covered at the target: %q", got)
+	}
+	var mutant Case
+	for _, c := range GPUCases(a) {
+		if c.Test.Name() == "MP rlx.sys" && c.Place.Kind == CTAs {
+			mutant = c
+		}
+	}
+	mm := mutant.Test.Model()
+	mg := Goal{Want: 12, Hits: true, Cap: 250 * time.Millisecond, LongCap: 2 * time.Second}
+	mr := &runner{ctx: t.Context(), res: &Result{Case: mutant, Goal: mg, Hist: make([]uint64, mm.Bins), Wall: 300 * time.Millisecond}}
+	mr.res.Hist[mm.Encode([]uint32{1, 1})] = 1000
+	if got := mr.stopped(mg); got != StopCap {
+		t.Errorf("mutant with no weak outcome past its cap: %q", got)
+	}
+	mr.res.Hist[mm.Encode([]uint32{1, 0})] = 3
+	if got := mr.stopped(mg); got != "" {
+		t.Errorf("mutant with 3 of 12 weak outcomes at 300 ms: stopped by %q, want the longer cap", got)
+	}
+	mr.res.Wall = 2 * time.Second
+	if got := mr.stopped(mg); got != StopCap {
+		t.Errorf("mutant with 3 of 12 at the longer cap: %q", got)
+	}
+	mr.res.Hist[mm.Encode([]uint32{1, 0})] = 12
+	if got := mr.stopped(mg); got != StopTarget {
+		t.Errorf("mutant at 12 weak outcomes: %q", got)
+	}
+	if s := mg.String(); !strings.Contains(s, "(2s once one has shown)") {
+		t.Errorf("goal text %q", s)
+	}
+}

@@ -67,7 +67,14 @@ func (h *hostParty) mine() uint64 { return h.a.ctl + ctlStride*uint64(1+h.a.part
 
 func (h *hostParty) role(r int, i, set uint32, p perm) {
 	regs := map[int]uint32{}
-	for _, op := range h.t.Threads[r] {
+	ops := h.t.Threads[r]
+	for k, op := range ops {
+		if k > 0 && writes(op) && writes(ops[k-1]) && op.Loc == ops[k-1].Loc {
+			// Two writes of one location (CoWW): give the GPU's reader a
+			// moment to see the first, which two back-to-back host
+			// stores leave it almost never.
+			runtime.Gosched()
+		}
 		if op.Kind == Fence {
 			atomic.AddUint32(&h.private, 1)
 			continue
@@ -86,6 +93,9 @@ func (h *hostParty) role(r int, i, set uint32, p perm) {
 		atomic.StoreUint32(h.mem.word(regAddr(h.a.regs, max(h.t.Regs(), 1), reg, set, i, h.a.n)), v)
 	}
 }
+
+// writes reports whether op writes its location.
+func writes(op Op) bool { return op.Kind == Store || op.Kind == RMW }
 
 // hostOp performs one access with sync/atomic and returns the value read.
 func hostOp(op Op, w *uint32, regs map[int]uint32) uint32 {

@@ -66,23 +66,14 @@ func aTriple() harness.Triple {
 		BC: harness.Pair{A: b, B: c, Link: "nvlink"}, AC: harness.Pair{A: a, B: c, Link: "pcie"}}
 }
 
-// TestEveryForbiddenCaseHasAMutant: in every placement on a GPU or pair, a
-// forbidden spec has a mutant of its own shape that runs before it and can
-// give it power, except the tests whose only weakened forms have a
-// sequentially consistent target (the non-atomic increments of the RMW
-// tests, the interleaving form of CoRR): those passes are never
-// power-gated, and this list says which they are.
+// TestEveryForbiddenCaseHasAMutant: in every placement on a GPU, pair or
+// triple, a forbidden spec of one location (coherence, RMW atomicity) has
+// an interleaving mutant of its family that runs before it, and every other
+// forbidden spec a weakened mutant of its own shape that runs before it and
+// can give it power.
 func TestEveryForbiddenCaseHasAMutant(t *testing.T) {
 	a, b := twoGPUs()
 	cases := slices.Concat(GPUCases(a), PairCases(harness.Pair{A: a, B: b, Link: "nvlink"}), TripleCases(aTriple()))
-	unpowered := map[string]bool{
-		"atomicity atom.add.rlx.sys between CTAs":                    true,
-		"atomicity atom.add.rlx.gpu between CTAs":                    true,
-		"lost-update atom.add.rlx.sys between CTAs":                  true,
-		"lost-update atom.add.rlx.gpu between CTAs":                  true,
-		"CoRR rlx.sys with T0 on the host":                           true,
-		"atomicity atom.add.rlx.sys with T0 on GPU0, T1 on the host": true,
-	}
 	names := map[string]bool{}
 	for i, c := range cases {
 		if names[c.Name()] {
@@ -95,21 +86,26 @@ func TestEveryForbiddenCaseHasAMutant(t *testing.T) {
 		if c.Verdict != Forbidden {
 			continue
 		}
-		powered := false
+		powered, interleaved := false, false
 		for j, m := range cases {
-			if GivesPower(m, c) {
-				powered = true
-				if j > i {
-					t.Errorf("%s: its mutant %s runs after it (it could not give it power)", c.Name(), m.Name())
-				}
+			gp, gi := GivesPower(m, c), GivesInterleaving(m, c)
+			if gp && gi {
+				t.Errorf("%s gives %s both weak and interleaving evidence", m.Name(), c.Name())
 			}
+			if (gp || gi) && j > i {
+				t.Errorf("%s: its mutant %s runs after it (it could not give it evidence)", c.Name(), m.Name())
+			}
+			powered, interleaved = powered || gp, interleaved || gi
 		}
-		listed := false
-		for prefix := range unpowered {
-			listed = listed || strings.HasPrefix(c.Name(), prefix)
+		oneLoc := len(c.Test.Locs) == 1
+		if oneLoc && !interleaved {
+			t.Errorf("%s: a one-location test without an interleaving mutant", c.Name())
 		}
-		if powered == listed {
-			t.Errorf("%s: has a mutant that gives it power: %v; listed as without: %v", c.Name(), powered, listed)
+		if !oneLoc && !powered {
+			t.Errorf("%s: no weakened mutant of its shape", c.Name())
+		}
+		if !oneLoc && interleaved {
+			t.Errorf("%s: interleaving evidence for a test of several locations", c.Name())
 		}
 	}
 }
@@ -130,10 +126,11 @@ func TestPowerNeedsAWeakOutcome(t *testing.T) {
 		want              bool
 	}{
 		{"MP rlx.sys", "MP rel.sys/acq.sys", true},
-		{"CoRR weak", "CoRR rlx.sys", true},
+		{"CoRR rlx.cta", "CoRR rlx.sys", true},               // a scope mutant between CTAs
 		{"CoRR rlx.sys interleaving", "CoRR rlx.sys", false}, // r0=0 ∧ r1=1 is sequentially consistent
-		{"MP rlx.sys", "CoWW rlx.sys", false},                // another shape
-		{"CoWW weak", "CoRW rlx.sys", false},
+		{"MP rlx.sys", "CoWW st.volatile", false},            // another shape
+		{"CoRW weak", "CoRW rlx.sys", true},
+		{"CoRW weak", "CoWR rlx.sys", false},
 		{"SB rlx.sys", "SB F.sc.sys", true},
 		{"MP rel.cta/acq.cta", "MP rel.sys/acq.sys", true}, // a scope mutant between CTAs
 	} {

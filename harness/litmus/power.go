@@ -72,14 +72,22 @@ func Report(r *Result, env Env) {
 			harness.Metric("flag_seen", float64(r.FlagSeen()), "instances", fmt.Sprintf("%s: instances whose polls all read the value they wait for", where))
 			harness.Metric("flag_seen_share", r.FlagShare(), "share", fmt.Sprintf("%s: flag seen in %d of %d instances", where, r.FlagSeen(), n))
 		}
+		reportCoverage(r, where)
 		reportPower(c, env.Evidence.PairMutantsElsewhere)
 		return
 	}
 	rate := perSecond(hits, r.Elapsed)
 	harness.Metric("weak_outcomes", float64(hits), "instances", fmt.Sprintf("%s: allowed weak outcome %s", where, c.Test.TargetText()))
 	harness.Metric("weak_outcomes_per_second", rate, "1/s", where)
+	reportCoverage(r, where)
+	run := mutantRun{Test: c.Test.Name(), Hits: hits, Trials: n, Rate: rate, spec: c}
 	if c.Test.Model().TargetIsSC() {
-		harness.Finding("gives no power", c.Test.TargetText(), fmt.Sprintf("%s: the target outcome %s is sequentially consistent, so seeing it (%d of %d instances) shows only that the threads interleave, not that a forbidden test could fail", where, c.Test.TargetText(), hits, n))
+		detail := fmt.Sprintf("%s: the target outcome %s is sequentially consistent, so seeing it (%d of %d instances) shows only that the threads interleave, not that a forbidden test could fail", where, c.Test.TargetText(), hits, n)
+		if c.Test.Model().TargetInterleaved() && len(c.Test.Locs) == 1 {
+			detail += "; it is interleaving evidence for the forbidden tests of its family here"
+		}
+		harness.Finding("gives no power", c.Test.TargetText(), detail)
+		rememberMutant(c, run)
 		return
 	}
 	sib := c.Siblings()
@@ -97,7 +105,7 @@ func Report(r *Result, env Env) {
 	} else {
 		harness.Finding("gives no power", c.Test.TargetText(), detail)
 	}
-	rememberMutant(c, mutantRun{Test: c.Test.Name(), Hits: hits, Trials: n, Rate: rate, spec: c})
+	rememberMutant(c, run)
 }
 
 // reportGoal says how the run ended against its goal: the target, what it
@@ -114,7 +122,7 @@ func reportGoal(r *Result, where string) {
 	harness.Metric("run_seconds", r.Wall.Seconds(), "s", fmt.Sprintf("%s: wall time of the run, stopped by its %s", where, r.Stop))
 	harness.Metric("target_"+what, float64(r.Goal.Want), what, fmt.Sprintf("%s: the run stops at %s", where, r.Goal))
 	harness.Finding("litmus_goal", map[string]any{"target": r.Goal.Want, "counts": what, "reached": r.Reached(),
-		"cap_seconds": r.Goal.Cap.Seconds(), "seconds": r.Wall.Seconds(), "instances_per_second": r.Rate(),
+		"cap_seconds": r.Goal.Cap.Seconds(), "long_cap_seconds": r.Goal.LongCap.Seconds(), "seconds": r.Wall.Seconds(), "instances_per_second": r.Rate(),
 		"stopped_by": string(r.Stop)}, where)
 	if missed := r.TargetMissed(); missed != "" && r.Case.Verdict == Forbidden {
 		harness.Finding("target_not_reached", r.Reached(), fmt.Sprintf("%s: %s", where, missed))
@@ -129,8 +137,10 @@ func reportGoal(r *Result, where string) {
 // (elsewhere), a spec with no mutant of its own says so, and the merged
 // report takes the verdict of the same test on that pair.
 func reportPower(c Case, elsewhere bool) {
+	all := mutantsOf(c)
+	reportEvidence(c, all, elsewhere)
 	var runs []mutantRun
-	for _, m := range mutantsOf(c) {
+	for _, m := range all {
 		if GivesPower(m.spec, c) {
 			runs = append(runs, m)
 		}
@@ -153,6 +163,53 @@ func reportPower(c Case, elsewhere bool) {
 		harness.Finding(report.FindingNoPowerShown, []mutantRun{}, fmt.Sprintf("%s: no mutant of this test (same shape and placement, weakened, with an outcome that is not sequentially consistent) ran before it; the pass is not power-gated", where))
 	}
 }
+
+// reportEvidence names the forbidden result's evidence classes (weak,
+// interleaving, checker: evidence_class.go), each with what showed it, or
+// why it has none. The weak class is what the power findings above say;
+// the others never change them.
+func reportEvidence(c Case, runs []mutantRun, elsewhere bool) {
+	v := evidence(c, runs, elsewhere)
+	where := fmt.Sprintf("%s %s", c.Test.Name(), c.Where())
+	var parts []string
+	for _, x := range []struct {
+		class string
+		by    []string
+	}{{EvidenceWeak, v.Weak}, {EvidenceInterleaving, v.Interleaving}, {EvidenceChecker, v.Checker}} {
+		if len(x.by) > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%s)", x.class, strings.Join(x.by, ", ")))
+		}
+	}
+	detail := where + ": evidence "
+	if len(parts) == 0 {
+		detail += "none"
+	} else {
+		detail += strings.Join(parts, "; ")
+	}
+	if v.Why != "" {
+		detail += "; " + v.Why
+	}
+	harness.Finding(FindingEvidence, v, detail)
+}
+
+// reportCoverage records in how many instances each stored value was
+// observed (coverage.go); a forbidden run that misses one ends as an error
+// (Inconclusive), a mutant says so here.
+func reportCoverage(r *Result, where string) {
+	cov := r.Coverage()
+	if len(cov) == 0 {
+		return
+	}
+	var parts []string
+	for _, c := range cov {
+		parts = append(parts, fmt.Sprintf("%s in %d", c.Text, c.Instances))
+	}
+	harness.Finding("value_coverage", cov, fmt.Sprintf("%s: instances that observed each stored value: %s of %d", where, strings.Join(parts, ", "), r.Instances()))
+	if why := r.Vacuous(); why != "" && r.Case.Verdict == Allowed {
+		harness.Finding("vacuous", why, fmt.Sprintf("%s: %s", where, why))
+	}
+}
+
 func orNone(s []string) string {
 	if len(s) == 0 {
 		return "no forbidden test of its shape in this placement"

@@ -19,6 +19,9 @@ func instruction(op Op) string {
 	if op.Sem == kernels.Weak {
 		scoped = "weak"
 	}
+	if op.Volatile {
+		scoped = "volatile"
+	}
 	switch op.Kind {
 	case Load:
 		return "ld." + scoped + ".global.u32"
@@ -40,6 +43,9 @@ type ptxGen struct {
 	t     *Test
 	m     *Model
 	entry string
+	// ablate is 1 + the role whose litmus operations are left out (0:
+	// none), for the compile check (sass.go).
+	ablate int
 }
 
 func (g *ptxGen) ins(format string, args ...any) { fmt.Fprintf(&g.b, "\t"+format+"\n", args...) }
@@ -361,7 +367,9 @@ func (g *ptxGen) roles() {
 			}
 		}
 		for oi, op := range th {
-			g.op(op, fmt.Sprintf("%d_%d", r, oi))
+			if g.ablate != r+1 {
+				g.op(op, fmt.Sprintf("%d_%d", r, oi))
+			}
 		}
 		for _, op := range th {
 			if op.Reg != NoReg {

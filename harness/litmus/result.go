@@ -74,7 +74,7 @@ func (r *Result) TargetMissed() string {
 	if r.Goal.Hits {
 		what = "weak outcomes"
 	}
-	why := map[StopReason]string{StopCap: "the time cap " + r.Goal.Cap.String() + " came first",
+	why := map[StopReason]string{StopCap: "the time cap " + r.Goal.CapAt(r.Reached()).String() + " came first",
 		StopInterrupted: "the spec was interrupted", StopAborted: "three launches in a row stopped early"}[r.Stop]
 	return fmt.Sprintf("target not reached: %d of %d %s in %s (%.3g instances/s); %s",
 		r.Reached(), r.Goal.Want, what, r.Wall.Round(time.Millisecond), r.Rate(), why)

@@ -83,9 +83,11 @@ func Run(ctx context.Context, h *harness.Harness, c Case, env Env) *Result {
 // stopped says why the run stops after a launch, or "" to go on.
 func (r *runner) stopped(goal Goal) StopReason {
 	switch {
-	case r.res.Reached() >= goal.Want:
+	case r.res.Reached() >= goal.Want && (goal.Hits || r.res.Vacuous() == ""):
+		// A forbidden run that has not yet seen every value its threads
+		// store goes on to its cap: it would end as vacuous otherwise.
 		return StopTarget
-	case r.res.Wall >= goal.Cap:
+	case r.res.Wall >= goal.CapAt(r.res.Reached()):
 		return StopCap
 	case r.ctx.Err() != nil:
 		return StopInterrupted
@@ -104,8 +106,8 @@ func (r *runner) stopped(goal Goal) StopReason {
 // against the run.
 func (r *runner) nextIters(goal Goal, iters int, took time.Duration) int {
 	perIter := max(took/time.Duration(iters), 100*time.Nanosecond)
-	want := max(min(r.env.LaunchTime, goal.Cap-r.res.Wall)/perIter, 1)
-	if perIterCount := float64(r.res.Reached()) / float64(r.res.Iterations); perIterCount > 0 {
+	want := max(min(r.env.LaunchTime, goal.CapAt(r.res.Reached())-r.res.Wall)/perIter, 1)
+	if perIterCount := float64(r.res.Reached()) / float64(r.res.Iterations); perIterCount > 0 && r.res.Reached() < goal.Want {
 		left := float64(goal.Want - r.res.Reached())
 		want = min(want, time.Duration(math.Ceil(left/perIterCount)))
 	}

@@ -203,8 +203,16 @@ func (s *simRun) gate(th kernels.Thread) error {
 
 // role runs thread r of instance i and returns its registers. Each
 // operation is followed by a pause, so the fake interleaves the threads
-// finely (a GPU's latencies do that).
+// finely (a GPU's latencies do that), and the role starts after a few
+// pauses that differ between the roles of an instance and from instance to
+// instance, as a GPU's roles start at different times: without that skew
+// every Sim thread makes its first access at once, and a value one role
+// stores before the other's load (LB's stores, read by the other thread's
+// load) is never observed.
 func (s *simRun) role(th kernels.Thread, r int, i, set uint32, p perm) (map[int]uint32, error) {
+	for range mix(p.roleAdd[0]^i, uint32(r), saltRoleMul) % 8 {
+		s.g.Pause()
+	}
 	regs := map[int]uint32{}
 	for _, op := range s.t.Threads[r] {
 		addr := locAddr(s.a.locs[max(op.Loc, 0)], p, max(op.Loc, 0), set, i, s.a.n, s.a.stride)

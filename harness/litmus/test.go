@@ -44,6 +44,13 @@ type Op struct {
 	// register holds that one value, and the instance counts whether it was
 	// the awaited one (FlagSeen), as for a poll that gave up.
 	Once bool
+	// Volatile emits ld.volatile / st.volatile: under the PTX memory model
+	// the same as ld.relaxed.sys / st.relaxed.sys (Sem Relaxed, Scope Sys,
+	// which the model, the Sim and the host side use), and the compiler
+	// keeps every volatile access, so two stores of one address in one
+	// thread stay two stores (docs/litmus.md, "Tests the compiler cannot
+	// collapse").
+	Volatile bool
 }
 
 // Verdict is what the PTX memory model says about a test's outcome.
@@ -198,6 +205,9 @@ func (op Op) validate(locs int, written map[int]bool) error {
 	}
 	if op.Once && !op.Poll {
 		return fmt.Errorf("only a poll reads once")
+	}
+	if op.Volatile && (op.Kind != Load && op.Kind != Store || op.Sem != kernels.Relaxed || op.Scope != kernels.Sys) {
+		return fmt.Errorf("volatile: a load or store with relaxed.sys semantics only (ld.volatile is ld.relaxed.sys)")
 	}
 	switch op.Kind {
 	case Load:

@@ -94,10 +94,13 @@ func bwCellTitle(s *bwSeries, k tkey, size string) string {
 }
 
 func writePowerHTML(b *strings.Builder, v *view) {
-	if len(v.power) == 0 && v.borrowedPower == "" {
+	if len(v.power) == 0 && v.borrowedPower == "" && v.evidence == "" {
 		return
 	}
 	b.WriteString("<h2 id=\"power\">Power: mutants' weak outcomes</h2>\n")
+	if v.evidence != "" {
+		fmt.Fprintf(b, "<p>%s</p>\n", esc(v.evidence))
+	}
 	if v.borrowedPower != "" {
 		fmt.Fprintf(b, "<p>%s</p>\n", esc(v.borrowedPower))
 	}

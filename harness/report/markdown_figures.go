@@ -127,10 +127,13 @@ func writeBySizeMD(b *strings.Builder, v *view) {
 }
 
 func writePowerMD(b *strings.Builder, v *view) {
-	if len(v.power) == 0 && v.borrowedPower == "" {
+	if len(v.power) == 0 && v.borrowedPower == "" && v.evidence == "" {
 		return
 	}
 	b.WriteString("## Power: mutants' weak outcomes\n\n")
+	if v.evidence != "" {
+		b.WriteString(mdText(v.evidence) + "\n\n")
+	}
 	if v.borrowedPower != "" {
 		b.WriteString(mdText(v.borrowedPower) + "\n\n")
 	}

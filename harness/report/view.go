@@ -23,6 +23,7 @@ type view struct {
 	power         []powerRow
 	powerTests    []powerTest
 	borrowedPower string // borrowedPowerText
+	evidence      string // evidenceText
 }
 
 type checkView struct {
@@ -120,6 +121,7 @@ func newView(doc Document) *view {
 	v.power = powerRows(doc.Results)
 	v.powerTests = powerTests(doc.Results)
 	v.borrowedPower = borrowedPowerText(doc.Results)
+	v.evidence = evidenceText(doc.Results)
 	v.disagreements = disagreements(doc, v.pairs)
 	v.failures = failureGroups(doc.Results)
 	return v

@@ -122,16 +122,16 @@ var litmusCases = []litmusCase{
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoWW rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-sys-ctas", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW st.volatile between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-st-volatile-ctas", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
-	{Name: "CoWW rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-gpu-ctas", Test: "CoWW rlx.gpu", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_gpu", Regs: 2, Polled: false,
+	{Name: "CoWW rlx.gpu, atom.exch second between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-gpu-atom-exch-second-ctas", Test: "CoWW rlx.gpu, atom.exch second", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_gpu_atom_exch_second", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
 	{Name: "atomicity atom.add.rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-ctas", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
@@ -183,6 +183,24 @@ var litmusCases = []litmusCase{
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 hop 1 .sys, hop 2 .gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-sys-hop-2-gpu-ctas", Test: "ISA2 hop 1 .sys, hop 2 .gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_sys_hop_2_gpu", Regs: 3, Polled: true,
+		Link: false, HostRMW: false, PeerRMW: false,
+		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
+		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
+	{Name: "MP once rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-once-rel-gpu-acq-gpu-ctas", Test: "MP once rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_once_rel_gpu_acq_gpu", Regs: 2, Polled: true,
+		Link: false, HostRMW: false, PeerRMW: false,
+		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Classes: "STXISXXXX", Flags: "010010010",
+		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
+	{Name: "WRC once rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-once-rel-gpu-acq-gpu-ctas", Test: "WRC once rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_once_rel_gpu_acq_gpu", Regs: 3, Polled: true,
+		Link: false, HostRMW: false, PeerRMW: false,
+		Homes: []int{0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
+		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
+	{Name: "ISA2 once rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-once-rel-gpu-acq-gpu-ctas", Test: "ISA2 once rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_once_rel_gpu_acq_gpu", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
@@ -248,7 +266,7 @@ var litmusCases = []litmusCase{
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
-	{Name: "CoWW rlx.sys with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-sys-host-hg", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW st.volatile with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-st-volatile-host-hg", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
@@ -530,13 +548,13 @@ var litmusCases = []litmusCase{
 		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
-	{Name: "CoWW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-sys-pair-ab-a", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW st.volatile on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-st-volatile-pair-ab-a", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
-	{Name: "CoWW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-sys-pair-ab-b", Test: "CoWW rlx.sys", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_rlx_sys", Regs: 2, Polled: false,
+	{Name: "CoWW st.volatile on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-st-volatile-pair-ab-b", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
@@ -669,15 +687,19 @@ var litmusPTX = map[string]string{
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -713,6 +735,8 @@ var litmusPTX = map[string]string{
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -725,6 +749,15 @@ var litmusPTX = map[string]string{
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -853,7 +886,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -909,6 +1062,57 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
+	ld.relaxed.gpu.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -919,7 +1123,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -1111,15 +1315,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -1155,6 +1363,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -1167,6 +1377,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -1295,7 +1514,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -1351,6 +1690,57 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
+	ld.relaxed.sys.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -1361,7 +1751,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -1553,15 +1943,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -1597,6 +1991,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -1609,6 +2005,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -1737,7 +2142,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -1788,6 +2313,51 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
+	mov.u32 %s8, 1;
+	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 2;
+	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -1798,7 +2368,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -1984,15 +2554,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -2028,6 +2602,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -2040,6 +2616,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -2168,7 +2753,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -2219,6 +2924,51 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 2;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -2229,7 +2979,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -2415,15 +3165,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -2459,6 +3213,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -2471,6 +3227,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -2599,7 +3364,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -2650,6 +3535,51 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 2;
+	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -2660,7 +3590,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -2846,15 +3776,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -2890,6 +3824,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -2902,6 +3838,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -3030,7 +3975,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -3081,6 +4146,51 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 2;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -3091,7 +4201,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -3244,9 +4354,9 @@ EXIT:
 	ret;
 }
 `,
-	"litmus_CoWW_rlx_gpu": `//
-// Litmus test CoWW rlx.gpu, generated by harness/litmus. Do not edit.
-//   T0: st.relaxed.gpu.global.u32 x; st.relaxed.gpu.global.u32 x
+	"litmus_CoWW_rlx_gpu_atom_exch_second": `//
+// Litmus test CoWW rlx.gpu, atom.exch second, generated by harness/litmus. Do not edit.
+//   T0: st.relaxed.gpu.global.u32 x; atom.relaxed.gpu.global.exch.b32 x
 //   T1: ld.relaxed.gpu.global.u32 x; ld.relaxed.gpu.global.u32 x
 // Outcome r0=2 && r1=1 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
@@ -3259,7 +4369,7 @@ EXIT:
 .shared .align 4 .b8 lt_hsh[64];
 .shared .align 4 .u32 lt_flag;
 
-.visible .entry litmus_CoWW_rlx_gpu(
+.visible .entry litmus_CoWW_rlx_gpu_atom_exch_second(
 	.param .u64 lt_loc0,
 	.param .u64 lt_regs,
 	.param .u64 lt_hist,
@@ -3277,15 +4387,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -3321,6 +4435,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -3333,6 +4449,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -3461,7 +4586,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -3489,7 +4734,7 @@ ROLE0:
 	mov.u32 %s8, 1;
 	st.relaxed.gpu.global.u32 [%d_a0], %s8;
 	mov.u32 %s8, 2;
-	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	atom.relaxed.gpu.global.exch.b32 %s6, [%d_a0], %s8;
 	bra ITEM_NEXT;
 ROLE1:
 	mul.lo.u32 %s4, %s1, %u_rm1;
@@ -3519,6 +4764,59 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 2;
+	atom.relaxed.gpu.global.exch.b32 %s6, [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
+	ld.relaxed.gpu.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -3529,7 +4827,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -3688,9 +4986,9 @@ EXIT:
 	ret;
 }
 `,
-	"litmus_CoWW_rlx_sys": `//
-// Litmus test CoWW rlx.sys, generated by harness/litmus. Do not edit.
-//   T0: st.relaxed.sys.global.u32 x; st.relaxed.sys.global.u32 x
+	"litmus_CoWW_st_volatile": `//
+// Litmus test CoWW st.volatile, generated by harness/litmus. Do not edit.
+//   T0: st.volatile.global.u32 x; st.volatile.global.u32 x
 //   T1: ld.relaxed.sys.global.u32 x; ld.relaxed.sys.global.u32 x
 // Outcome r0=2 && r1=1 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
@@ -3703,7 +5001,7 @@ EXIT:
 .shared .align 4 .b8 lt_hsh[64];
 .shared .align 4 .u32 lt_flag;
 
-.visible .entry litmus_CoWW_rlx_sys(
+.visible .entry litmus_CoWW_st_volatile(
 	.param .u64 lt_loc0,
 	.param .u64 lt_regs,
 	.param .u64 lt_hist,
@@ -3721,15 +5019,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -3765,6 +5067,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -3777,6 +5081,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -3905,7 +5218,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -3931,9 +5364,9 @@ ROLE0:
 	mul.wide.u32 %sd3, %s5, %u_stride;
 	add.u64 %d_a0, %d_loc0, %sd3;
 	mov.u32 %s8, 1;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	st.volatile.global.u32 [%d_a0], %s8;
 	mov.u32 %s8, 2;
-	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	st.volatile.global.u32 [%d_a0], %s8;
 	bra ITEM_NEXT;
 ROLE1:
 	mul.lo.u32 %s4, %s1, %u_rm1;
@@ -3963,6 +5396,59 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.volatile.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 2;
+	st.volatile.global.u32 [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
+	ld.relaxed.sys.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -3973,7 +5459,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -4168,15 +5654,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<3>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<3>;
@@ -4216,6 +5706,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -4228,6 +5720,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -4406,6 +5907,8 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
 	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
 	xor.b32 %s0, %s0, %u_seed;
 	xor.b32 %s0, %s0, 0x6A943B86;
@@ -4431,7 +5934,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb2, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la2, %u_la0;
+	@%q_same mov.u32 %u_lb2, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -4545,6 +6170,117 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	mov.u32 %s8, 1;
+	st.release.sys.global.u32 [%d_a2], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 2;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir2, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE2_0:
+	ld.acquire.sys.global.u32 %u_r1, [%d_a2];
+	setp.eq.u32 %sp1, %u_r1, 1;
+	@%sp1 bra POLLEDE2_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE2_0;
+POLLEDE2_0:
+	ld.weak.global.u32 %u_r2, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r2;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -4555,7 +6291,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -4774,15 +6510,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<3>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<3>;
@@ -4822,6 +6562,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -4834,6 +6576,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -5012,6 +6763,8 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
 	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
 	xor.b32 %s0, %s0, %u_seed;
 	xor.b32 %s0, %s0, 0x6A943B86;
@@ -5037,7 +6790,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb2, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la2, %u_la0;
+	@%q_same mov.u32 %u_lb2, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -5151,6 +7026,117 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	st.release.sys.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.acquire.sys.global.u32 %u_r0, [%d_a1];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a2], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 2;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir2, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE2_0:
+	ld.acquire.gpu.global.u32 %u_r1, [%d_a2];
+	setp.eq.u32 %sp1, %u_r1, 1;
+	@%sp1 bra POLLEDE2_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE2_0;
+POLLEDE2_0:
+	ld.weak.global.u32 %u_r2, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r2;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -5161,7 +7147,831 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	setp.lt.u32 %sp0, %s0, 32;
+	@%sp0 bra STRESS_LOOP;
+BARRIER:
+	bar.sync 0;
+	add.u32 %u_k1, %u_k, 1;
+	mov.u32 %s3, 0;
+	setp.ne.u32 %sp0, %u_tid, 0;
+	@%sp0 bra BAR_JOIN;
+	@%q_multi bra BAR_F1_SYS;
+	fence.acq_rel.gpu;
+	bra BAR_F1_END;
+BAR_F1_SYS:
+	fence.sc.sys;
+BAR_F1_END:
+	atom.acq_rel.gpu.global.add.u32 %s0, [%d_bar], 1;
+	add.u32 %s0, %s0, 1;
+	mul.lo.u32 %s1, %u_k1, %u_nctas;
+	mov.u64 %sd1, %globaltimer;
+	add.u64 %sd2, %sd1, %d_timeout;
+	setp.ne.u32 %sp0, %s0, %s1;
+	@%sp0 bra BAR_WAIT0;
+	@!%q_multi bra BAR_RELEASE;
+	st.release.sys.global.u32 [%d_mine+0], %u_k1;
+	mov.u32 %s4, 0;
+BAR_PARTY:
+	setp.ge.u32 %sp0, %s4, %u_parties;
+	@%sp0 bra BAR_RELEASE;
+	add.u32 %s5, %s4, 1;
+	mul.wide.u32 %sd3, %s5, 128;
+	add.u64 %sd3, %d_ctl, %sd3;
+BAR_PARTY_POLL:
+	ld.acquire.sys.global.u32 %s6, [%sd3+0];
+	setp.ge.u32 %sp0, %s6, %u_k1;
+	@%sp0 bra BAR_PARTY_NEXT;
+	ld.relaxed.sys.global.u32 %s7, [%sd3+4];
+	mov.u32 %s8, 4;
+	setp.ne.u32 %sp0, %s7, 0;
+	@%sp0 bra BAR_FAIL;
+	mov.u32 %s8, 3;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra BAR_PARTY_POLL;
+	bra BAR_FAIL;
+BAR_PARTY_NEXT:
+	add.u32 %s4, %s4, 1;
+	bra BAR_PARTY;
+BAR_RELEASE:
+	st.release.gpu.global.u32 [%d_bar+128], %u_k1;
+	bra BAR_DONE;
+BAR_WAIT0:
+	add.u64 %sd2, %sd2, %d_timeout;
+BAR_WAIT:
+	ld.acquire.gpu.global.u32 %s6, [%d_bar+128];
+	setp.eq.u32 %sp0, %s6, 0xFFFFFFFF;
+	@%sp0 bra BAR_ABORTED;
+	setp.ge.u32 %sp0, %s6, %u_k1;
+	@%sp0 bra BAR_DONE;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra BAR_WAIT;
+	mov.u32 %s8, 2;
+BAR_FAIL:
+	mov.u32 %s9, %u_k;
+	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
+	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
+	mov.u32 %s10, 0xFFFFFFFF;
+	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
+	mov.u32 %s3, 1;
+	st.shared.u32 [lt_flag], %s3;
+	bra BAR_DONE;
+BAR_ABORTED:
+	mov.u32 %s3, 1;
+BAR_DONE:
+	@%q_multi bra BAR_F2_SYS;
+	fence.acq_rel.gpu;
+	bra BAR_F2_END;
+BAR_F2_SYS:
+	fence.sc.sys;
+BAR_F2_END:
+	st.shared.u32 [lt_flag], %s3;
+BAR_JOIN:
+	bar.sync 0;
+	ld.shared.u32 %s0, [lt_flag];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra FLUSH;
+	@!%q_coll bra ITER_NEXT;
+	@!%q_test bra ITER_NEXT;
+	mov.u32 %u_i, %u_gtid;
+	mov.u32 %s9, 0;
+COLLECT:
+	setp.ge.u32 %sp0, %u_i, %u_n;
+	@%sp0 bra ITER_NEXT;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	ld.relaxed.sys.global.u32 %u_o0, [%sd3];
+	st.relaxed.sys.global.u32 [%sd3], %s9;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	ld.relaxed.sys.global.u32 %u_o1, [%sd3];
+	st.relaxed.sys.global.u32 [%sd3], %s9;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	ld.relaxed.sys.global.u32 %u_o2, [%sd3];
+	st.relaxed.sys.global.u32 [%sd3], %s9;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	st.relaxed.sys.global.u32 [%d_a0], %s9;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	st.relaxed.sys.global.u32 [%d_a1], %s9;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	st.relaxed.sys.global.u32 [%d_a2], %s9;
+	mov.u32 %s0, 0;
+	min.u32 %s1, %u_o0, 2;
+	mul.lo.u32 %s1, %s1, 1;
+	add.u32 %s0, %s0, %s1;
+	min.u32 %s1, %u_o1, 2;
+	mul.lo.u32 %s1, %s1, 3;
+	add.u32 %s0, %s0, %s1;
+	min.u32 %s1, %u_o2, 2;
+	mul.lo.u32 %s1, %s1, 9;
+	add.u32 %s0, %s0, %s1;
+	shl.b32 %s0, %s0, 2;
+	mov.u32 %s1, lt_hsh;
+	add.u32 %s0, %s1, %s0;
+	atom.shared.add.u32 %s1, [%s0], 1;
+	add.u32 %u_i, %u_i, %u_nt;
+	bra COLLECT;
+ITER_NEXT:
+	add.u32 %u_k, %u_k, 1;
+	bra ITER;
+FLUSH:
+	bar.sync 0;
+	mov.u32 %s0, %u_tid;
+FLUSH_LOOP:
+	setp.ge.u32 %sp0, %s0, 27;
+	@%sp0 bra EXIT;
+	shl.b32 %s1, %s0, 2;
+	mov.u32 %s2, lt_hsh;
+	add.u32 %s1, %s2, %s1;
+	ld.shared.u32 %s3, [%s1];
+	setp.eq.u32 %sp0, %s3, 0;
+	@%sp0 bra FLUSH_NEXT;
+	cvt.u64.u32 %sd4, %s3;
+	mul.wide.u32 %sd5, %s0, 8;
+	add.u64 %sd5, %d_hist, %sd5;
+	red.global.add.u64 [%sd5], %sd4;
+FLUSH_NEXT:
+	add.u32 %s0, %s0, %u_ntid;
+	bra FLUSH_LOOP;
+EXIT:
+	ret;
+}
+`,
+	"litmus_ISA2_once_rel_gpu_acq_gpu": `//
+// Litmus test ISA2 once rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
+//   T0: st.weak.global.u32 x; st.release.gpu.global.u32 y
+//   T1: ld.acquire.gpu.global.u32 y; st.release.gpu.global.u32 z
+//   T2: ld.acquire.gpu.global.u32 z; ld.weak.global.u32 x
+// Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
+// Persistent kernel: start gate, iterations of (roles, barrier, collect),
+// histogram flush; every wait bounded by %globaltimer (see layout.go).
+//
+.version 7.0
+.target sm_70
+.address_size 64
+
+.shared .align 4 .b8 lt_hsh[108];
+.shared .align 4 .u32 lt_flag;
+
+.visible .entry litmus_ISA2_once_rel_gpu_acq_gpu(
+	.param .u64 lt_loc0,
+	.param .u64 lt_loc1,
+	.param .u64 lt_loc2,
+	.param .u64 lt_regs,
+	.param .u64 lt_hist,
+	.param .u64 lt_ctl,
+	.param .u64 lt_bar,
+	.param .u64 lt_stress,
+	.param .u32 lt_n,
+	.param .u32 lt_iters,
+	.param .u32 lt_seed,
+	.param .u32 lt_party,
+	.param .u32 lt_parties,
+	.param .u32 lt_roles,
+	.param .u32 lt_nroles,
+	.param .u32 lt_collect,
+	.param .u32 lt_test_ctas,
+	.param .u32 lt_stress_lines,
+	.param .u32 lt_stride,
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
+)
+{
+	.reg .pred %sp<4>;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .b32 %s<12>;
+	.reg .b64 %sd<8>;
+	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<3>;
+	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
+	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
+	.reg .b32 %u_la<3>;
+	.reg .b32 %u_lb<3>;
+	.reg .b32 %u_rm<3>;
+	.reg .b32 %u_rc<3>;
+	.reg .b32 %u_r<3>;
+	.reg .b32 %u_o<3>;
+	.reg .b64 %d_loc<3>;
+	.reg .b64 %d_a<3>;
+	.reg .b64 %d_regs, %d_hist, %d_ctl, %d_bar, %d_stress, %d_mine, %d_timeout;
+
+	ld.param.u64 %d_loc0, [lt_loc0];
+	cvta.to.global.u64 %d_loc0, %d_loc0;
+	ld.param.u64 %d_loc1, [lt_loc1];
+	cvta.to.global.u64 %d_loc1, %d_loc1;
+	ld.param.u64 %d_loc2, [lt_loc2];
+	cvta.to.global.u64 %d_loc2, %d_loc2;
+	ld.param.u64 %d_regs, [lt_regs];
+	cvta.to.global.u64 %d_regs, %d_regs;
+	ld.param.u64 %d_hist, [lt_hist];
+	cvta.to.global.u64 %d_hist, %d_hist;
+	ld.param.u64 %d_ctl, [lt_ctl];
+	cvta.to.global.u64 %d_ctl, %d_ctl;
+	ld.param.u64 %d_bar, [lt_bar];
+	cvta.to.global.u64 %d_bar, %d_bar;
+	ld.param.u64 %d_stress, [lt_stress];
+	cvta.to.global.u64 %d_stress, %d_stress;
+	ld.param.u32 %u_n, [lt_n];
+	ld.param.u32 %u_iters, [lt_iters];
+	ld.param.u32 %u_seed, [lt_seed];
+	ld.param.u32 %u_party, [lt_party];
+	ld.param.u32 %u_parties, [lt_parties];
+	ld.param.u32 %u_roles, [lt_roles];
+	ld.param.u32 %u_nroles, [lt_nroles];
+	ld.param.u32 %u_collect, [lt_collect];
+	ld.param.u32 %u_test_ctas, [lt_test_ctas];
+	ld.param.u32 %u_stress_lines, [lt_stress_lines];
+	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
+	ld.param.u64 %d_timeout, [lt_timeout_ns];
+	mov.u32 %u_tid, %tid.x;
+	mov.u32 %u_ntid, %ntid.x;
+	mov.u32 %u_cta, %ctaid.x;
+	mov.u32 %u_nctas, %nctaid.x;
+	mad.lo.u32 %u_gtid, %u_cta, %u_ntid, %u_tid;
+	mul.lo.u32 %u_nt, %u_test_ctas, %u_ntid;
+	mul.lo.u32 %u_items, %u_nroles, %u_n;
+	sub.u32 %u_nmask, %u_n, 1;
+	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
+	setp.gt.u32 %q_multi, %u_parties, 1;
+	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
+	add.u32 %s0, %u_party, 1;
+	mul.wide.u32 %sd0, %s0, 128;
+	add.u64 %d_mine, %d_ctl, %sd0;
+// zero this CTA's histogram
+	mov.u32 %s0, %u_tid;
+HZERO:
+	setp.ge.u32 %sp0, %s0, 27;
+	@%sp0 bra HZERO_DONE;
+	shl.b32 %s1, %s0, 2;
+	mov.u32 %s2, lt_hsh;
+	add.u32 %s1, %s2, %s1;
+	mov.u32 %s3, 0;
+	st.shared.u32 [%s1], %s3;
+	add.u32 %s0, %s0, %u_ntid;
+	bra HZERO;
+HZERO_DONE:
+// bounded start gate
+	mov.u32 %s3, 0;
+	setp.ne.u32 %sp0, %u_tid, 0;
+	@%sp0 bra GATE_JOIN;
+	mov.u64 %sd1, %globaltimer;
+	add.u64 %sd2, %sd1, %d_timeout;
+GATE_POLL:
+	ld.relaxed.sys.global.u32 %s0, [%d_ctl];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra GATE_OPEN;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra GATE_POLL;
+	mov.u32 %s8, 1;
+	mov.u32 %s9, 0;
+	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
+	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
+	mov.u32 %s10, 0xFFFFFFFF;
+	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
+	mov.u32 %s3, 1;
+	st.shared.u32 [lt_flag], %s3;
+GATE_OPEN:
+	fence.acq_rel.sys;
+	st.shared.u32 [lt_flag], %s3;
+GATE_JOIN:
+	bar.sync 0;
+	ld.shared.u32 %s0, [lt_flag];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra FLUSH;
+// iterations
+	mov.u32 %u_k, 0;
+ITER:
+	setp.ge.u32 %sp0, %u_k, %u_iters;
+	@%sp0 bra FLUSH;
+	and.b32 %u_set, %u_k, 1;
+	mul.lo.u32 %u_setn, %u_set, %u_n;
+	mul.lo.u32 %u_setrn, %u_setn, 3;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x00000000;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x2F5E5358;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x85EBCA6B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xB54A1DC3;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0BD794D6;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm2, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x3B35E82E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc2, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x5EBCA6B0;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_la0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xBD794D60;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xE4A8711B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_la1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x436517CB;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x6A943B86;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_la2, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xC950E236;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_lb2, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la2, %u_la0;
+	@%q_same mov.u32 %u_lb2, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
+	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
+	mov.u32 %u_j, %u_gtid;
+ITEM:
+	setp.ge.u32 %sp0, %u_j, %u_items;
+	@%sp0 bra BARRIER;
+	div.u32 %s0, %u_j, %u_n;
+	and.b32 %s1, %u_j, %u_nmask;
+	shl.b32 %s2, %s0, 2;
+	shr.u32 %s2, %u_roles, %s2;
+	and.b32 %u_role, %s2, 15;
+	setp.eq.u32 %sp0, %u_role, 0;
+	@%sp0 bra ROLE0;
+	setp.eq.u32 %sp0, %u_role, 1;
+	@%sp0 bra ROLE1;
+	setp.eq.u32 %sp0, %u_role, 2;
+	@%sp0 bra ROLE2;
+	bra ITEM_NEXT;
+ROLE0:
+	mul.lo.u32 %s4, %s1, %u_rm0;
+	add.u32 %s4, %s4, %u_rc0;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	bra ITEM_NEXT;
+ROLE1:
+	mul.lo.u32 %s4, %s1, %u_rm1;
+	add.u32 %s4, %s4, %u_rc1;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a2], %s8;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra ITEM_NEXT;
+ROLE2:
+	mul.lo.u32 %s4, %s1, %u_rm2;
+	add.u32 %s4, %s4, %u_rc2;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.acquire.gpu.global.u32 %u_r1, [%d_a2];
+	ld.weak.global.u32 %u_r2, [%d_a0];
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r2;
+	bra ITEM_NEXT;
+ITEM_NEXT:
+	add.u32 %u_j, %u_j, %u_nt;
+	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a2], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 2;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir2, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.acquire.gpu.global.u32 %u_r1, [%d_a2];
+	ld.weak.global.u32 %u_r2, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r2;
+	bra BARRIER;
+STRESS:
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra BARRIER;
+	mov.u32 %s0, 0;
+STRESS_LOOP:
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -5380,15 +8190,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<3>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<3>;
@@ -5428,6 +8242,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -5440,6 +8256,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -5618,6 +8443,8 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
 	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
 	xor.b32 %s0, %s0, %u_seed;
 	xor.b32 %s0, %s0, 0x6A943B86;
@@ -5643,7 +8470,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb2, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la2, %u_la0;
+	@%q_same mov.u32 %u_lb2, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -5757,6 +8706,117 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	st.release.sys.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.acquire.sys.global.u32 %u_r0, [%d_a1];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	mov.u32 %s8, 1;
+	st.release.sys.global.u32 [%d_a2], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 2;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir2, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la2;
+	add.u32 %s5, %s5, %u_lb2;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a2, %d_loc2, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE2_0:
+	ld.acquire.sys.global.u32 %u_r1, [%d_a2];
+	setp.eq.u32 %sp1, %u_r1, 1;
+	@%sp1 bra POLLEDE2_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE2_0;
+POLLEDE2_0:
+	ld.weak.global.u32 %u_r2, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r2;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -5767,7 +8827,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -5984,15 +9044,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -6030,6 +9094,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -6042,6 +9108,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -6195,7 +9270,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -6267,6 +9464,73 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
+	fence.acq_rel.sys;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.relaxed.sys.global.u32 %u_r1, [%d_a1];
+	fence.acq_rel.sys;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -6277,7 +9541,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -6477,15 +9741,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -6523,6 +9791,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -6535,6 +9805,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -6688,7 +9967,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -6758,6 +10159,71 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	ld.acquire.gpu.global.u32 %u_r0, [%d_a0];
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -6768,7 +10234,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -6968,15 +10434,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -7014,6 +10484,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -7026,6 +10498,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -7179,7 +10660,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -7249,6 +10852,71 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	ld.acquire.sys.global.u32 %u_r0, [%d_a0];
+	mov.u32 %s8, 1;
+	st.release.sys.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.acquire.sys.global.u32 %u_r1, [%d_a1];
+	mov.u32 %s8, 1;
+	st.release.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -7259,7 +10927,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -7459,15 +11127,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -7505,6 +11177,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -7517,6 +11191,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -7670,7 +11353,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -7740,6 +11545,71 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
+	mov.u32 %s8, 1;
+	st.release.sys.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.acquire.sys.global.u32 %u_r1, [%d_a1];
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -7750,7 +11620,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -7950,15 +11820,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -7996,6 +11870,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -8008,6 +11884,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -8161,7 +12046,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -8241,6 +12248,81 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	fence.acq_rel.sys;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	fence.acq_rel.sys;
+	ld.weak.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -8251,7 +12333,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -8451,15 +12533,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -8497,6 +12583,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -8509,6 +12597,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -8662,7 +12759,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -8742,6 +12961,81 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	fence.sc.sys;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	fence.sc.sys;
+	ld.weak.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -8752,7 +13046,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -8952,15 +13246,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -8998,6 +13296,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -9010,6 +13310,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -9163,7 +13472,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -9243,6 +13674,81 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	atom.release.sys.global.exch.b32 %s6, [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	mov.u32 %s8, 1;
+	mov.u32 %s9, 1;
+	atom.acquire.sys.global.cas.b32 %u_r0, [%d_a1], %s8, %s9;
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	ld.weak.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -9253,7 +13759,700 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	setp.lt.u32 %sp0, %s0, 32;
+	@%sp0 bra STRESS_LOOP;
+BARRIER:
+	bar.sync 0;
+	add.u32 %u_k1, %u_k, 1;
+	mov.u32 %s3, 0;
+	setp.ne.u32 %sp0, %u_tid, 0;
+	@%sp0 bra BAR_JOIN;
+	@%q_multi bra BAR_F1_SYS;
+	fence.acq_rel.gpu;
+	bra BAR_F1_END;
+BAR_F1_SYS:
+	fence.sc.sys;
+BAR_F1_END:
+	atom.acq_rel.gpu.global.add.u32 %s0, [%d_bar], 1;
+	add.u32 %s0, %s0, 1;
+	mul.lo.u32 %s1, %u_k1, %u_nctas;
+	mov.u64 %sd1, %globaltimer;
+	add.u64 %sd2, %sd1, %d_timeout;
+	setp.ne.u32 %sp0, %s0, %s1;
+	@%sp0 bra BAR_WAIT0;
+	@!%q_multi bra BAR_RELEASE;
+	st.release.sys.global.u32 [%d_mine+0], %u_k1;
+	mov.u32 %s4, 0;
+BAR_PARTY:
+	setp.ge.u32 %sp0, %s4, %u_parties;
+	@%sp0 bra BAR_RELEASE;
+	add.u32 %s5, %s4, 1;
+	mul.wide.u32 %sd3, %s5, 128;
+	add.u64 %sd3, %d_ctl, %sd3;
+BAR_PARTY_POLL:
+	ld.acquire.sys.global.u32 %s6, [%sd3+0];
+	setp.ge.u32 %sp0, %s6, %u_k1;
+	@%sp0 bra BAR_PARTY_NEXT;
+	ld.relaxed.sys.global.u32 %s7, [%sd3+4];
+	mov.u32 %s8, 4;
+	setp.ne.u32 %sp0, %s7, 0;
+	@%sp0 bra BAR_FAIL;
+	mov.u32 %s8, 3;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra BAR_PARTY_POLL;
+	bra BAR_FAIL;
+BAR_PARTY_NEXT:
+	add.u32 %s4, %s4, 1;
+	bra BAR_PARTY;
+BAR_RELEASE:
+	st.release.gpu.global.u32 [%d_bar+128], %u_k1;
+	bra BAR_DONE;
+BAR_WAIT0:
+	add.u64 %sd2, %sd2, %d_timeout;
+BAR_WAIT:
+	ld.acquire.gpu.global.u32 %s6, [%d_bar+128];
+	setp.eq.u32 %sp0, %s6, 0xFFFFFFFF;
+	@%sp0 bra BAR_ABORTED;
+	setp.ge.u32 %sp0, %s6, %u_k1;
+	@%sp0 bra BAR_DONE;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra BAR_WAIT;
+	mov.u32 %s8, 2;
+BAR_FAIL:
+	mov.u32 %s9, %u_k;
+	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
+	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
+	mov.u32 %s10, 0xFFFFFFFF;
+	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
+	mov.u32 %s3, 1;
+	st.shared.u32 [lt_flag], %s3;
+	bra BAR_DONE;
+BAR_ABORTED:
+	mov.u32 %s3, 1;
+BAR_DONE:
+	@%q_multi bra BAR_F2_SYS;
+	fence.acq_rel.gpu;
+	bra BAR_F2_END;
+BAR_F2_SYS:
+	fence.sc.sys;
+BAR_F2_END:
+	st.shared.u32 [lt_flag], %s3;
+BAR_JOIN:
+	bar.sync 0;
+	ld.shared.u32 %s0, [lt_flag];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra FLUSH;
+	@!%q_coll bra ITER_NEXT;
+	@!%q_test bra ITER_NEXT;
+	mov.u32 %u_i, %u_gtid;
+	mov.u32 %s9, 0;
+COLLECT:
+	setp.ge.u32 %sp0, %u_i, %u_n;
+	@%sp0 bra ITER_NEXT;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	ld.relaxed.sys.global.u32 %u_o0, [%sd3];
+	st.relaxed.sys.global.u32 [%sd3], %s9;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	ld.relaxed.sys.global.u32 %u_o1, [%sd3];
+	st.relaxed.sys.global.u32 [%sd3], %s9;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	st.relaxed.sys.global.u32 [%d_a0], %s9;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	st.relaxed.sys.global.u32 [%d_a1], %s9;
+	mov.u32 %s0, 0;
+	min.u32 %s1, %u_o0, 2;
+	mul.lo.u32 %s1, %s1, 1;
+	add.u32 %s0, %s0, %s1;
+	min.u32 %s1, %u_o1, 2;
+	mul.lo.u32 %s1, %s1, 3;
+	add.u32 %s0, %s0, %s1;
+	shl.b32 %s0, %s0, 2;
+	mov.u32 %s1, lt_hsh;
+	add.u32 %s0, %s1, %s0;
+	atom.shared.add.u32 %s1, [%s0], 1;
+	add.u32 %u_i, %u_i, %u_nt;
+	bra COLLECT;
+ITER_NEXT:
+	add.u32 %u_k, %u_k, 1;
+	bra ITER;
+FLUSH:
+	bar.sync 0;
+	mov.u32 %s0, %u_tid;
+FLUSH_LOOP:
+	setp.ge.u32 %sp0, %s0, 9;
+	@%sp0 bra EXIT;
+	shl.b32 %s1, %s0, 2;
+	mov.u32 %s2, lt_hsh;
+	add.u32 %s1, %s2, %s1;
+	ld.shared.u32 %s3, [%s1];
+	setp.eq.u32 %sp0, %s3, 0;
+	@%sp0 bra FLUSH_NEXT;
+	cvt.u64.u32 %sd4, %s3;
+	mul.wide.u32 %sd5, %s0, 8;
+	add.u64 %sd5, %d_hist, %sd5;
+	red.global.add.u64 [%sd5], %sd4;
+FLUSH_NEXT:
+	add.u32 %s0, %s0, %u_ntid;
+	bra FLUSH_LOOP;
+EXIT:
+	ret;
+}
+`,
+	"litmus_MP_once_rel_gpu_acq_gpu": `//
+// Litmus test MP once rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
+//   T0: st.weak.global.u32 x; st.release.gpu.global.u32 y
+//   T1: ld.acquire.gpu.global.u32 y; ld.weak.global.u32 x
+// Outcome r0=1 && r1=0 is forbidden when every scope covers the threads.
+// Persistent kernel: start gate, iterations of (roles, barrier, collect),
+// histogram flush; every wait bounded by %globaltimer (see layout.go).
+//
+.version 7.0
+.target sm_70
+.address_size 64
+
+.shared .align 4 .b8 lt_hsh[36];
+.shared .align 4 .u32 lt_flag;
+
+.visible .entry litmus_MP_once_rel_gpu_acq_gpu(
+	.param .u64 lt_loc0,
+	.param .u64 lt_loc1,
+	.param .u64 lt_regs,
+	.param .u64 lt_hist,
+	.param .u64 lt_ctl,
+	.param .u64 lt_bar,
+	.param .u64 lt_stress,
+	.param .u32 lt_n,
+	.param .u32 lt_iters,
+	.param .u32 lt_seed,
+	.param .u32 lt_party,
+	.param .u32 lt_parties,
+	.param .u32 lt_roles,
+	.param .u32 lt_nroles,
+	.param .u32 lt_collect,
+	.param .u32 lt_test_ctas,
+	.param .u32 lt_stress_lines,
+	.param .u32 lt_stride,
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
+)
+{
+	.reg .pred %sp<4>;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .b32 %s<12>;
+	.reg .b64 %sd<8>;
+	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
+	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
+	.reg .b32 %u_la<2>;
+	.reg .b32 %u_lb<2>;
+	.reg .b32 %u_rm<2>;
+	.reg .b32 %u_rc<2>;
+	.reg .b32 %u_r<2>;
+	.reg .b32 %u_o<2>;
+	.reg .b64 %d_loc<2>;
+	.reg .b64 %d_a<2>;
+	.reg .b64 %d_regs, %d_hist, %d_ctl, %d_bar, %d_stress, %d_mine, %d_timeout;
+
+	ld.param.u64 %d_loc0, [lt_loc0];
+	cvta.to.global.u64 %d_loc0, %d_loc0;
+	ld.param.u64 %d_loc1, [lt_loc1];
+	cvta.to.global.u64 %d_loc1, %d_loc1;
+	ld.param.u64 %d_regs, [lt_regs];
+	cvta.to.global.u64 %d_regs, %d_regs;
+	ld.param.u64 %d_hist, [lt_hist];
+	cvta.to.global.u64 %d_hist, %d_hist;
+	ld.param.u64 %d_ctl, [lt_ctl];
+	cvta.to.global.u64 %d_ctl, %d_ctl;
+	ld.param.u64 %d_bar, [lt_bar];
+	cvta.to.global.u64 %d_bar, %d_bar;
+	ld.param.u64 %d_stress, [lt_stress];
+	cvta.to.global.u64 %d_stress, %d_stress;
+	ld.param.u32 %u_n, [lt_n];
+	ld.param.u32 %u_iters, [lt_iters];
+	ld.param.u32 %u_seed, [lt_seed];
+	ld.param.u32 %u_party, [lt_party];
+	ld.param.u32 %u_parties, [lt_parties];
+	ld.param.u32 %u_roles, [lt_roles];
+	ld.param.u32 %u_nroles, [lt_nroles];
+	ld.param.u32 %u_collect, [lt_collect];
+	ld.param.u32 %u_test_ctas, [lt_test_ctas];
+	ld.param.u32 %u_stress_lines, [lt_stress_lines];
+	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
+	ld.param.u64 %d_timeout, [lt_timeout_ns];
+	mov.u32 %u_tid, %tid.x;
+	mov.u32 %u_ntid, %ntid.x;
+	mov.u32 %u_cta, %ctaid.x;
+	mov.u32 %u_nctas, %nctaid.x;
+	mad.lo.u32 %u_gtid, %u_cta, %u_ntid, %u_tid;
+	mul.lo.u32 %u_nt, %u_test_ctas, %u_ntid;
+	mul.lo.u32 %u_items, %u_nroles, %u_n;
+	sub.u32 %u_nmask, %u_n, 1;
+	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
+	setp.gt.u32 %q_multi, %u_parties, 1;
+	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
+	add.u32 %s0, %u_party, 1;
+	mul.wide.u32 %sd0, %s0, 128;
+	add.u64 %d_mine, %d_ctl, %sd0;
+// zero this CTA's histogram
+	mov.u32 %s0, %u_tid;
+HZERO:
+	setp.ge.u32 %sp0, %s0, 9;
+	@%sp0 bra HZERO_DONE;
+	shl.b32 %s1, %s0, 2;
+	mov.u32 %s2, lt_hsh;
+	add.u32 %s1, %s2, %s1;
+	mov.u32 %s3, 0;
+	st.shared.u32 [%s1], %s3;
+	add.u32 %s0, %s0, %u_ntid;
+	bra HZERO;
+HZERO_DONE:
+// bounded start gate
+	mov.u32 %s3, 0;
+	setp.ne.u32 %sp0, %u_tid, 0;
+	@%sp0 bra GATE_JOIN;
+	mov.u64 %sd1, %globaltimer;
+	add.u64 %sd2, %sd1, %d_timeout;
+GATE_POLL:
+	ld.relaxed.sys.global.u32 %s0, [%d_ctl];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra GATE_OPEN;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra GATE_POLL;
+	mov.u32 %s8, 1;
+	mov.u32 %s9, 0;
+	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
+	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
+	mov.u32 %s10, 0xFFFFFFFF;
+	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
+	mov.u32 %s3, 1;
+	st.shared.u32 [lt_flag], %s3;
+GATE_OPEN:
+	fence.acq_rel.sys;
+	st.shared.u32 [lt_flag], %s3;
+GATE_JOIN:
+	bar.sync 0;
+	ld.shared.u32 %s0, [lt_flag];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra FLUSH;
+// iterations
+	mov.u32 %u_k, 0;
+ITER:
+	setp.ge.u32 %sp0, %u_k, %u_iters;
+	@%sp0 bra FLUSH;
+	and.b32 %u_set, %u_k, 1;
+	mul.lo.u32 %u_setn, %u_set, %u_n;
+	mul.lo.u32 %u_setrn, %u_setn, 2;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x00000000;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x2F5E5358;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x85EBCA6B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xB54A1DC3;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x5EBCA6B0;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_la0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xBD794D60;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xE4A8711B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_la1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x436517CB;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
+	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
+	mov.u32 %u_j, %u_gtid;
+ITEM:
+	setp.ge.u32 %sp0, %u_j, %u_items;
+	@%sp0 bra BARRIER;
+	div.u32 %s0, %u_j, %u_n;
+	and.b32 %s1, %u_j, %u_nmask;
+	shl.b32 %s2, %s0, 2;
+	shr.u32 %s2, %u_roles, %s2;
+	and.b32 %u_role, %s2, 15;
+	setp.eq.u32 %sp0, %u_role, 0;
+	@%sp0 bra ROLE0;
+	setp.eq.u32 %sp0, %u_role, 1;
+	@%sp0 bra ROLE1;
+	bra ITEM_NEXT;
+ROLE0:
+	mul.lo.u32 %s4, %s1, %u_rm0;
+	add.u32 %s4, %s4, %u_rc0;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	bra ITEM_NEXT;
+ROLE1:
+	mul.lo.u32 %s4, %s1, %u_rm1;
+	add.u32 %s4, %s4, %u_rc1;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
+	ld.weak.global.u32 %u_r1, [%d_a0];
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra ITEM_NEXT;
+ITEM_NEXT:
+	add.u32 %u_j, %u_j, %u_nt;
+	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
+	ld.weak.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
+STRESS:
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra BARRIER;
+	mov.u32 %s0, 0;
+STRESS_LOOP:
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -9453,15 +14652,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -9499,6 +14702,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -9511,6 +14716,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -9664,7 +14878,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -9742,6 +15078,79 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	ld.weak.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -9752,7 +15161,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -9952,15 +15361,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -9998,6 +15411,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -10010,6 +15425,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -10163,7 +15587,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -10241,6 +15787,79 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 1;
+	st.release.sys.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.acquire.sys.global.u32 %u_r0, [%d_a1];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	ld.weak.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -10251,7 +15870,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -10451,15 +16070,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -10497,6 +16120,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -10509,6 +16134,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -10662,7 +16296,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -10742,6 +16498,81 @@ POLLED1_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a0], %s8;
+	fence.sc.sys;
+	mov.u32 %s8, 1;
+	st.weak.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.weak.global.u32 %u_r0, [%d_a1];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	fence.sc.sys;
+	ld.weak.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -10752,7 +16583,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -10952,15 +16783,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -10998,6 +16833,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -11010,6 +16847,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -11163,7 +17009,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -11235,6 +17203,73 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	fence.sc.gpu;
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a1], %s8;
+	fence.sc.gpu;
+	ld.relaxed.sys.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -11245,7 +17280,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -11445,15 +17480,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -11491,6 +17530,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -11503,6 +17544,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -11656,7 +17706,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -11728,6 +17900,73 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	fence.sc.sys;
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a1], %s8;
+	fence.sc.sys;
+	ld.relaxed.sys.global.u32 %u_r1, [%d_a0];
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -11738,7 +17977,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -11938,15 +18177,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -11984,6 +18227,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -11996,6 +18241,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -12149,7 +18403,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -12221,6 +18597,73 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s8, 1;
+	atom.acq_rel.sys.global.exch.b32 %s6, [%d_a0], %s8;
+	mov.u32 %s8, 0;
+	atom.acq_rel.sys.global.add.u32 %u_r0, [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	atom.acq_rel.sys.global.exch.b32 %s6, [%d_a1], %s8;
+	mov.u32 %s8, 0;
+	atom.acq_rel.sys.global.add.u32 %u_r1, [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -12231,7 +18674,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -12397,11 +18840,11 @@ EXIT:
 	ret;
 }
 `,
-	"litmus_WRC_rel_gpu_acq_gpu": `//
-// Litmus test WRC rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
-//   T0: st.relaxed.sys.global.u32 x
-//   T1: ld.relaxed.sys.global.u32 x; st.release.gpu.global.u32 y
-//   T2: ld.acquire.gpu.global.u32 y; ld.relaxed.sys.global.u32 x
+	"litmus_WRC_once_rel_gpu_acq_gpu": `//
+// Litmus test WRC once rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
+//   T0: st.relaxed.gpu.global.u32 x
+//   T1: ld.relaxed.gpu.global.u32 x; st.release.gpu.global.u32 y
+//   T2: ld.acquire.gpu.global.u32 y; ld.relaxed.gpu.global.u32 x
 // Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -12413,7 +18856,7 @@ EXIT:
 .shared .align 4 .b8 lt_hsh[108];
 .shared .align 4 .u32 lt_flag;
 
-.visible .entry litmus_WRC_rel_gpu_acq_gpu(
+.visible .entry litmus_WRC_once_rel_gpu_acq_gpu(
 	.param .u64 lt_loc0,
 	.param .u64 lt_loc1,
 	.param .u64 lt_regs,
@@ -12432,15 +18875,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<3>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -12478,6 +18925,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -12490,6 +18939,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -12668,7 +19126,900 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
+	mov.u32 %u_j, %u_gtid;
+ITEM:
+	setp.ge.u32 %sp0, %u_j, %u_items;
+	@%sp0 bra BARRIER;
+	div.u32 %s0, %u_j, %u_n;
+	and.b32 %s1, %u_j, %u_nmask;
+	shl.b32 %s2, %s0, 2;
+	shr.u32 %s2, %u_roles, %s2;
+	and.b32 %u_role, %s2, 15;
+	setp.eq.u32 %sp0, %u_role, 0;
+	@%sp0 bra ROLE0;
+	setp.eq.u32 %sp0, %u_role, 1;
+	@%sp0 bra ROLE1;
+	setp.eq.u32 %sp0, %u_role, 2;
+	@%sp0 bra ROLE2;
+	bra ITEM_NEXT;
+ROLE0:
+	mul.lo.u32 %s4, %s1, %u_rm0;
+	add.u32 %s4, %s4, %u_rc0;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	bra ITEM_NEXT;
+ROLE1:
+	mul.lo.u32 %s4, %s1, %u_rm1;
+	add.u32 %s4, %s4, %u_rc1;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra ITEM_NEXT;
+ROLE2:
+	mul.lo.u32 %s4, %s1, %u_rm2;
+	add.u32 %s4, %s4, %u_rc2;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
+	ld.relaxed.gpu.global.u32 %u_r2, [%d_a0];
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r2;
+	bra ITEM_NEXT;
+ITEM_NEXT:
+	add.u32 %u_j, %u_j, %u_nt;
+	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	ld.relaxed.gpu.global.u32 %u_r0, [%d_a0];
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 2;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir2, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
+	ld.relaxed.gpu.global.u32 %u_r2, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r2;
+	bra BARRIER;
+STRESS:
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra BARRIER;
+	mov.u32 %s0, 0;
+STRESS_LOOP:
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	setp.lt.u32 %sp0, %s0, 32;
+	@%sp0 bra STRESS_LOOP;
+BARRIER:
+	bar.sync 0;
+	add.u32 %u_k1, %u_k, 1;
+	mov.u32 %s3, 0;
+	setp.ne.u32 %sp0, %u_tid, 0;
+	@%sp0 bra BAR_JOIN;
+	@%q_multi bra BAR_F1_SYS;
+	fence.acq_rel.gpu;
+	bra BAR_F1_END;
+BAR_F1_SYS:
+	fence.sc.sys;
+BAR_F1_END:
+	atom.acq_rel.gpu.global.add.u32 %s0, [%d_bar], 1;
+	add.u32 %s0, %s0, 1;
+	mul.lo.u32 %s1, %u_k1, %u_nctas;
+	mov.u64 %sd1, %globaltimer;
+	add.u64 %sd2, %sd1, %d_timeout;
+	setp.ne.u32 %sp0, %s0, %s1;
+	@%sp0 bra BAR_WAIT0;
+	@!%q_multi bra BAR_RELEASE;
+	st.release.sys.global.u32 [%d_mine+0], %u_k1;
+	mov.u32 %s4, 0;
+BAR_PARTY:
+	setp.ge.u32 %sp0, %s4, %u_parties;
+	@%sp0 bra BAR_RELEASE;
+	add.u32 %s5, %s4, 1;
+	mul.wide.u32 %sd3, %s5, 128;
+	add.u64 %sd3, %d_ctl, %sd3;
+BAR_PARTY_POLL:
+	ld.acquire.sys.global.u32 %s6, [%sd3+0];
+	setp.ge.u32 %sp0, %s6, %u_k1;
+	@%sp0 bra BAR_PARTY_NEXT;
+	ld.relaxed.sys.global.u32 %s7, [%sd3+4];
+	mov.u32 %s8, 4;
+	setp.ne.u32 %sp0, %s7, 0;
+	@%sp0 bra BAR_FAIL;
+	mov.u32 %s8, 3;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra BAR_PARTY_POLL;
+	bra BAR_FAIL;
+BAR_PARTY_NEXT:
+	add.u32 %s4, %s4, 1;
+	bra BAR_PARTY;
+BAR_RELEASE:
+	st.release.gpu.global.u32 [%d_bar+128], %u_k1;
+	bra BAR_DONE;
+BAR_WAIT0:
+	add.u64 %sd2, %sd2, %d_timeout;
+BAR_WAIT:
+	ld.acquire.gpu.global.u32 %s6, [%d_bar+128];
+	setp.eq.u32 %sp0, %s6, 0xFFFFFFFF;
+	@%sp0 bra BAR_ABORTED;
+	setp.ge.u32 %sp0, %s6, %u_k1;
+	@%sp0 bra BAR_DONE;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra BAR_WAIT;
+	mov.u32 %s8, 2;
+BAR_FAIL:
+	mov.u32 %s9, %u_k;
+	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
+	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
+	mov.u32 %s10, 0xFFFFFFFF;
+	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
+	mov.u32 %s3, 1;
+	st.shared.u32 [lt_flag], %s3;
+	bra BAR_DONE;
+BAR_ABORTED:
+	mov.u32 %s3, 1;
+BAR_DONE:
+	@%q_multi bra BAR_F2_SYS;
+	fence.acq_rel.gpu;
+	bra BAR_F2_END;
+BAR_F2_SYS:
+	fence.sc.sys;
+BAR_F2_END:
+	st.shared.u32 [lt_flag], %s3;
+BAR_JOIN:
+	bar.sync 0;
+	ld.shared.u32 %s0, [lt_flag];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra FLUSH;
+	@!%q_coll bra ITER_NEXT;
+	@!%q_test bra ITER_NEXT;
+	mov.u32 %u_i, %u_gtid;
+	mov.u32 %s9, 0;
+COLLECT:
+	setp.ge.u32 %sp0, %u_i, %u_n;
+	@%sp0 bra ITER_NEXT;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	ld.relaxed.sys.global.u32 %u_o0, [%sd3];
+	st.relaxed.sys.global.u32 [%sd3], %s9;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	ld.relaxed.sys.global.u32 %u_o1, [%sd3];
+	st.relaxed.sys.global.u32 [%sd3], %s9;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	ld.relaxed.sys.global.u32 %u_o2, [%sd3];
+	st.relaxed.sys.global.u32 [%sd3], %s9;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	st.relaxed.sys.global.u32 [%d_a0], %s9;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	st.relaxed.sys.global.u32 [%d_a1], %s9;
+	mov.u32 %s0, 0;
+	min.u32 %s1, %u_o0, 2;
+	mul.lo.u32 %s1, %s1, 1;
+	add.u32 %s0, %s0, %s1;
+	min.u32 %s1, %u_o1, 2;
+	mul.lo.u32 %s1, %s1, 3;
+	add.u32 %s0, %s0, %s1;
+	min.u32 %s1, %u_o2, 2;
+	mul.lo.u32 %s1, %s1, 9;
+	add.u32 %s0, %s0, %s1;
+	shl.b32 %s0, %s0, 2;
+	mov.u32 %s1, lt_hsh;
+	add.u32 %s0, %s1, %s0;
+	atom.shared.add.u32 %s1, [%s0], 1;
+	add.u32 %u_i, %u_i, %u_nt;
+	bra COLLECT;
+ITER_NEXT:
+	add.u32 %u_k, %u_k, 1;
+	bra ITER;
+FLUSH:
+	bar.sync 0;
+	mov.u32 %s0, %u_tid;
+FLUSH_LOOP:
+	setp.ge.u32 %sp0, %s0, 27;
+	@%sp0 bra EXIT;
+	shl.b32 %s1, %s0, 2;
+	mov.u32 %s2, lt_hsh;
+	add.u32 %s1, %s2, %s1;
+	ld.shared.u32 %s3, [%s1];
+	setp.eq.u32 %sp0, %s3, 0;
+	@%sp0 bra FLUSH_NEXT;
+	cvt.u64.u32 %sd4, %s3;
+	mul.wide.u32 %sd5, %s0, 8;
+	add.u64 %sd5, %d_hist, %sd5;
+	red.global.add.u64 [%sd5], %sd4;
+FLUSH_NEXT:
+	add.u32 %s0, %s0, %u_ntid;
+	bra FLUSH_LOOP;
+EXIT:
+	ret;
+}
+`,
+	"litmus_WRC_rel_gpu_acq_gpu": `//
+// Litmus test WRC rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
+//   T0: st.relaxed.sys.global.u32 x
+//   T1: ld.relaxed.sys.global.u32 x; st.release.gpu.global.u32 y
+//   T2: ld.acquire.gpu.global.u32 y; ld.relaxed.sys.global.u32 x
+// Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
+// Persistent kernel: start gate, iterations of (roles, barrier, collect),
+// histogram flush; every wait bounded by %globaltimer (see layout.go).
+//
+.version 7.0
+.target sm_70
+.address_size 64
+
+.shared .align 4 .b8 lt_hsh[108];
+.shared .align 4 .u32 lt_flag;
+
+.visible .entry litmus_WRC_rel_gpu_acq_gpu(
+	.param .u64 lt_loc0,
+	.param .u64 lt_loc1,
+	.param .u64 lt_regs,
+	.param .u64 lt_hist,
+	.param .u64 lt_ctl,
+	.param .u64 lt_bar,
+	.param .u64 lt_stress,
+	.param .u32 lt_n,
+	.param .u32 lt_iters,
+	.param .u32 lt_seed,
+	.param .u32 lt_party,
+	.param .u32 lt_parties,
+	.param .u32 lt_roles,
+	.param .u32 lt_nroles,
+	.param .u32 lt_collect,
+	.param .u32 lt_test_ctas,
+	.param .u32 lt_stress_lines,
+	.param .u32 lt_stride,
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
+)
+{
+	.reg .pred %sp<4>;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .b32 %s<12>;
+	.reg .b64 %sd<8>;
+	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<3>;
+	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
+	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
+	.reg .b32 %u_la<2>;
+	.reg .b32 %u_lb<2>;
+	.reg .b32 %u_rm<3>;
+	.reg .b32 %u_rc<3>;
+	.reg .b32 %u_r<3>;
+	.reg .b32 %u_o<3>;
+	.reg .b64 %d_loc<2>;
+	.reg .b64 %d_a<2>;
+	.reg .b64 %d_regs, %d_hist, %d_ctl, %d_bar, %d_stress, %d_mine, %d_timeout;
+
+	ld.param.u64 %d_loc0, [lt_loc0];
+	cvta.to.global.u64 %d_loc0, %d_loc0;
+	ld.param.u64 %d_loc1, [lt_loc1];
+	cvta.to.global.u64 %d_loc1, %d_loc1;
+	ld.param.u64 %d_regs, [lt_regs];
+	cvta.to.global.u64 %d_regs, %d_regs;
+	ld.param.u64 %d_hist, [lt_hist];
+	cvta.to.global.u64 %d_hist, %d_hist;
+	ld.param.u64 %d_ctl, [lt_ctl];
+	cvta.to.global.u64 %d_ctl, %d_ctl;
+	ld.param.u64 %d_bar, [lt_bar];
+	cvta.to.global.u64 %d_bar, %d_bar;
+	ld.param.u64 %d_stress, [lt_stress];
+	cvta.to.global.u64 %d_stress, %d_stress;
+	ld.param.u32 %u_n, [lt_n];
+	ld.param.u32 %u_iters, [lt_iters];
+	ld.param.u32 %u_seed, [lt_seed];
+	ld.param.u32 %u_party, [lt_party];
+	ld.param.u32 %u_parties, [lt_parties];
+	ld.param.u32 %u_roles, [lt_roles];
+	ld.param.u32 %u_nroles, [lt_nroles];
+	ld.param.u32 %u_collect, [lt_collect];
+	ld.param.u32 %u_test_ctas, [lt_test_ctas];
+	ld.param.u32 %u_stress_lines, [lt_stress_lines];
+	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
+	ld.param.u64 %d_timeout, [lt_timeout_ns];
+	mov.u32 %u_tid, %tid.x;
+	mov.u32 %u_ntid, %ntid.x;
+	mov.u32 %u_cta, %ctaid.x;
+	mov.u32 %u_nctas, %nctaid.x;
+	mad.lo.u32 %u_gtid, %u_cta, %u_ntid, %u_tid;
+	mul.lo.u32 %u_nt, %u_test_ctas, %u_ntid;
+	mul.lo.u32 %u_items, %u_nroles, %u_n;
+	sub.u32 %u_nmask, %u_n, 1;
+	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
+	setp.gt.u32 %q_multi, %u_parties, 1;
+	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
+	add.u32 %s0, %u_party, 1;
+	mul.wide.u32 %sd0, %s0, 128;
+	add.u64 %d_mine, %d_ctl, %sd0;
+// zero this CTA's histogram
+	mov.u32 %s0, %u_tid;
+HZERO:
+	setp.ge.u32 %sp0, %s0, 27;
+	@%sp0 bra HZERO_DONE;
+	shl.b32 %s1, %s0, 2;
+	mov.u32 %s2, lt_hsh;
+	add.u32 %s1, %s2, %s1;
+	mov.u32 %s3, 0;
+	st.shared.u32 [%s1], %s3;
+	add.u32 %s0, %s0, %u_ntid;
+	bra HZERO;
+HZERO_DONE:
+// bounded start gate
+	mov.u32 %s3, 0;
+	setp.ne.u32 %sp0, %u_tid, 0;
+	@%sp0 bra GATE_JOIN;
+	mov.u64 %sd1, %globaltimer;
+	add.u64 %sd2, %sd1, %d_timeout;
+GATE_POLL:
+	ld.relaxed.sys.global.u32 %s0, [%d_ctl];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra GATE_OPEN;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra GATE_POLL;
+	mov.u32 %s8, 1;
+	mov.u32 %s9, 0;
+	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
+	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
+	mov.u32 %s10, 0xFFFFFFFF;
+	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
+	mov.u32 %s3, 1;
+	st.shared.u32 [lt_flag], %s3;
+GATE_OPEN:
+	fence.acq_rel.sys;
+	st.shared.u32 [lt_flag], %s3;
+GATE_JOIN:
+	bar.sync 0;
+	ld.shared.u32 %s0, [lt_flag];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra FLUSH;
+// iterations
+	mov.u32 %u_k, 0;
+ITER:
+	setp.ge.u32 %sp0, %u_k, %u_iters;
+	@%sp0 bra FLUSH;
+	and.b32 %u_set, %u_k, 1;
+	mul.lo.u32 %u_setn, %u_set, %u_n;
+	mul.lo.u32 %u_setrn, %u_setn, 3;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x00000000;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x2F5E5358;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x85EBCA6B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xB54A1DC3;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0BD794D6;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm2, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x3B35E82E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc2, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x5EBCA6B0;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_la0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xBD794D60;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xE4A8711B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_la1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x436517CB;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
+	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -12774,6 +20125,109 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	mov.u32 %s8, 1;
+	st.release.gpu.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 2;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir2, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE2_0:
+	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
+	setp.eq.u32 %sp1, %u_r1, 1;
+	@%sp1 bra POLLEDE2_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE2_0;
+POLLEDE2_0:
+	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r2;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -12784,7 +20238,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -12995,15 +20449,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<3>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<2>;
@@ -13041,6 +20499,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -13053,6 +20513,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -13231,7 +20700,129 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb1, %s0, %u_nmask;
+	@%q_same mov.u32 %u_la1, %u_la0;
+	@%q_same mov.u32 %u_lb1, %u_lb0;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -13337,6 +20928,109 @@ POLLED2_0:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mov.u32 %s7, 0;
+POLLE1_0:
+	ld.relaxed.sys.global.u32 %u_r0, [%d_a0];
+	setp.eq.u32 %sp1, %u_r0, 1;
+	@%sp1 bra POLLEDE1_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE1_0;
+POLLEDE1_0:
+	mov.u32 %s8, 1;
+	st.release.sys.global.u32 [%d_a1], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm2, %u_rc2;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 2;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir2, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la1;
+	add.u32 %s5, %s5, %u_lb1;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a1, %d_loc1, %sd3;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s7, 0;
+POLLE2_0:
+	ld.acquire.sys.global.u32 %u_r1, [%d_a1];
+	setp.eq.u32 %sp1, %u_r1, 1;
+	@%sp1 bra POLLEDE2_0;
+	add.u32 %s7, %s7, 1;
+	setp.lt.u32 %sp1, %s7, 64;
+	@%sp1 bra POLLE2_0;
+POLLEDE2_0:
+	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	mov.u32 %u_i, %u_ir2;
+	mul.lo.u32 %s5, %u_n, 2;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r2;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -13347,7 +21041,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -13556,15 +21250,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -13600,6 +21298,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -13612,6 +21312,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -13740,7 +21449,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -13790,6 +21619,50 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	atom.relaxed.gpu.global.add.u32 %u_r0, [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 2;
+	st.relaxed.gpu.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -13800,7 +21673,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -13986,15 +21859,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -14030,6 +21907,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -14042,6 +21921,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -14170,7 +22058,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -14220,6 +22228,50 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	atom.relaxed.sys.global.add.u32 %u_r0, [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 2;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -14230,7 +22282,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -14416,15 +22468,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -14460,6 +22516,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -14472,6 +22530,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -14600,7 +22667,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -14656,6 +22843,57 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	atom.relaxed.gpu.global.add.u32 %u_r0, [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	atom.relaxed.gpu.global.add.u32 %u_r1, [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -14666,7 +22904,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;
@@ -14862,15 +23100,19 @@ EXIT:
 	.param .u32 lt_test_ctas,
 	.param .u32 lt_stress_lines,
 	.param .u32 lt_stride,
-	.param .u64 lt_timeout_ns
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
 )
 {
 	.reg .pred %sp<4>;
-	.reg .pred %q_test, %q_multi, %q_coll;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
 	.reg .b32 %s<12>;
 	.reg .b64 %sd<8>;
 	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
-	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
 	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
 	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
 	.reg .b32 %u_la<1>;
@@ -14906,6 +23148,8 @@ EXIT:
 	ld.param.u32 %u_test_ctas, [lt_test_ctas];
 	ld.param.u32 %u_stress_lines, [lt_stress_lines];
 	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
 	ld.param.u64 %d_timeout, [lt_timeout_ns];
 	mov.u32 %u_tid, %tid.x;
 	mov.u32 %u_ntid, %ntid.x;
@@ -14918,6 +23162,15 @@ EXIT:
 	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
 	setp.gt.u32 %q_multi, %u_parties, 1;
 	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
 	add.u32 %s0, %u_party, 1;
 	mul.wide.u32 %sd0, %s0, 128;
 	add.u64 %d_mine, %d_ctl, %sd0;
@@ -15046,7 +23299,127 @@ ITER:
 	shr.u32 %s1, %s0, 16;
 	xor.b32 %s0, %s0, %s1;
 	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
 	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
 	mov.u32 %u_j, %u_gtid;
 ITEM:
 	setp.ge.u32 %sp0, %u_j, %u_items;
@@ -15102,6 +23475,57 @@ ROLE1:
 ITEM_NEXT:
 	add.u32 %u_j, %u_j, %u_nt;
 	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	atom.relaxed.sys.global.add.u32 %u_r0, [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	atom.relaxed.sys.global.add.u32 %u_r1, [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	mov.u32 %u_i, %u_ir1;
+	mul.lo.u32 %s5, %u_n, 1;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r1;
+	bra BARRIER;
 STRESS:
 	setp.eq.u32 %sp0, %u_stress_lines, 0;
 	@%sp0 bra BARRIER;
@@ -15112,7 +23536,7 @@ STRESS_LOOP:
 	add.u32 %s1, %s1, %s2;
 	add.u32 %s1, %s1, %u_k;
 	rem.u32 %s1, %s1, %u_stress_lines;
-	mul.wide.u32 %sd3, %s1, %u_stride;
+	mul.wide.u32 %sd3, %s1, 128;
 	add.u64 %sd3, %d_stress, %sd3;
 	and.b32 %s2, %s0, 1;
 	setp.eq.u32 %sp0, %s2, 0;

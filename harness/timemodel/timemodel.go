@@ -65,10 +65,13 @@ type LitmusProfile struct {
 	LinkTarget float64 `json:"link_target"`  // instances with the host or another GPU
 	CapS       float64 `json:"cap_s"`        // a forbidden test's time cap
 	MutantCapS float64 `json:"mutant_cap_s"` // a mutant's time cap
+	// MutantLongCapS is the longer cap of a mutant that has shown its weak
+	// outcome by MutantCapS, but fewer times than its target (0: none).
+	MutantLongCapS float64 `json:"mutant_long_cap_s,omitempty"`
 	// MutantS is a mutant's mean time per placement (within-gpu, host,
 	// link): some mutants show their weak outcomes often and stop early,
-	// others never do and run to the cap. A placement without a figure
-	// runs to the cap.
+	// others never do and run to the cap, a few show them rarely and run
+	// on to the longer cap. A placement without a figure runs to the cap.
 	MutantS map[Placement]float64 `json:"mutant_s"`
 }
 
@@ -193,7 +196,7 @@ func (c Config) litmusSeconds(s schedule.Spec) float64 {
 		if !ok {
 			run = p.MutantCapS
 		}
-		return l.OverheadS + min(run, p.MutantCapS)
+		return l.OverheadS + min(run, max(p.MutantCapS, p.MutantLongCapS))
 	}
 	return l.OverheadS + min(p.CapS, target/rate)
 }

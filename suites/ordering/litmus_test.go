@@ -42,12 +42,16 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 				P2PCONF_LITMUS_LINK_TARGET with host threads or other GPUs) or
 				its cap (P2PCONF_LITMUS_BUDGET), and says which; a mutant after
 				P2PCONF_LITMUS_MUTANT_HITS weak outcomes or its cap
-				(P2PCONF_LITMUS_MUTANT_BUDGET). A forbidden run without a
+				(P2PCONF_LITMUS_MUTANT_BUDGET; P2PCONF_LITMUS_MUTANT_LONG_BUDGET
+				once it has shown some). A forbidden run without a
 				violation is inconclusive (an error, not a pass) when it counted
-				fewer instances than P2PCONF_LITMUS_MIN_INSTANCES, when a polled
+				fewer instances than P2PCONF_LITMUS_MIN_INSTANCES, vacuous (an
+				error) when a value its threads store to a location it observes
+				was never observed, when a polled
 				flag was seen set in a smaller share of instances than
 				P2PCONF_LITMUS_MIN_FLAG_SHARE, or when its 95 % bound exceeds
-				P2PCONF_LITMUS_MAX_VIOLATION_BOUND. A mutant (an allowed outcome:
+				P2PCONF_LITMUS_MAX_VIOLATION_BOUND; it names its evidence
+				classes (weak, interleaving, checker). A mutant (an allowed outcome:
 				weaker semantics, a missing fence, a narrower scope) never fails
 				on its outcome; it records its weak outcomes per second and power
 				for the forbidden tests of its shape and placement (none when its
@@ -122,7 +126,7 @@ func runLitmus(ctx SpecContext, h *harness.Harness, c litmus.Case, env litmus.En
 		By(fmt.Sprintf("checking that the forbidden outcome %s never appeared", c.Test.TargetText()))
 		Expect(r.Violations()).To(BeZero(), "forbidden outcome %s observed on %s in %d of %d instances, other outcomes that are not sequentially consistent in %d: %s",
 			c.Test.TargetText(), c.Target(), r.Count(litmus.Target), r.Instances(), r.Count(litmus.OtherWeak), r.Summary())
-		By("checking that the run tested something: enough instances, the polled flag seen, a small enough bound")
+		By("checking that the run tested something: enough instances, every stored value observed, the polled flag seen, a small enough bound")
 		if why := litmus.Inconclusive(r, env.Evidence); why != "" {
 			// Not a verdict on the GPUs either way: the spec ends as an error.
 			harness.Inconclusive("%s, in %s %s on %s; %s", why, c.Test.Name(), c.Where(), c.Target(), r.Summary())

@@ -1151,6 +1151,63 @@ static CUresult f_cuModuleUnload(struct module *m) {
 	return OK;
 }
 
+// A link state compiles PTX into a "cubin": here the text "FAKECUBIN sm_90",
+// a newline and the PTX, so a test can see what was compiled. The link keeps
+// the binding's log buffers, as the driver does, until cuLinkDestroy.
+struct link { int magic; char *errlog, *infolog; size_t errsize, infosize; char *ptx, *cubin; };
+#define LINK_MAGIC 0x4c4c
+static CUresult f_cuLinkCreate_v2(unsigned int n, int *opts, void **vals, struct link **state) {
+	NEED_CTX();
+	static const int want[5] = {5, 6, 3, 4, 12};
+	if (n != 5 || memcmp(opts, want, sizeof want) != 0 || !state) return INVALID_VALUE;
+	struct link *l = calloc(1, sizeof *l);
+	l->magic = LINK_MAGIC;
+	l->errlog = vals[0], l->errsize = (size_t)(uintptr_t)vals[1];
+	l->infolog = vals[2], l->infosize = (size_t)(uintptr_t)vals[3];
+	if (!l->errlog || !l->infolog || l->errsize < 64 || l->infosize < 64 || (uintptr_t)vals[4] != 1) {
+		free(l);
+		return INVALID_VALUE;
+	}
+	*state = l;
+	return OK;
+}
+static CUresult f_cuLinkAddData_v2(struct link *l, int type, void *data, size_t size, const char *name,
+		unsigned int n, int *opts, void **vals) {
+	NEED_CTX();
+	(void)opts, (void)vals;
+	if (!l || l->magic != LINK_MAGIC) return INVALID_HANDLE;
+	if (type != 1 || !data || size == 0 || ((char *)data)[size - 1] != 0 || !name || n != 0) return INVALID_VALUE;
+	if (strstr(data, "FAKE_INVALID_PTX")) {
+		snprintf(l->errlog, l->errsize, "ptxas application ptx input, line 3; fatal   : fake syntax error in %s", name);
+		return INVALID_PTX;
+	}
+	free(l->ptx);
+	l->ptx = strdup(data);
+	return OK;
+}
+static CUresult f_cuLinkComplete(struct link *l, void **cubin, size_t *size) {
+	NEED_CTX();
+	if (!l || l->magic != LINK_MAGIC) return INVALID_HANDLE;
+	if (!l->ptx || !cubin || !size) return INVALID_VALUE;
+	free(l->cubin);
+	size_t n = strlen(l->ptx) + 32;
+	l->cubin = malloc(n);
+	*size = (size_t)snprintf(l->cubin, n, "FAKECUBIN sm_90\n%s", l->ptx);
+	*cubin = l->cubin;
+	snprintf(l->infolog, l->infosize, "ptxas info    : fake JIT linked %zu bytes", strlen(l->ptx));
+	logf_("link_complete %zu device %d", strlen(l->ptx), current->dev);
+	return OK;
+}
+static CUresult f_cuLinkDestroy(struct link *l) {
+	NEED_CTX();
+	if (!l || l->magic != LINK_MAGIC) return INVALID_HANDLE;
+	l->magic = 0;
+	free(l->ptx);
+	free(l->cubin);
+	free(l);
+	return OK;
+}
+
 // reachable says whether a kernel of the current context may touch n bytes
 // at p: its own device memory, a peer's with peer access enabled, pinned
 // host memory.
@@ -1626,6 +1683,10 @@ __attribute__((unused)) static const struct variant variants[] = {
 	V("cuModuleLoadDataEx", 2010, f_cuModuleLoadDataEx),
 	V("cuModuleGetFunction", 2000, f_cuModuleGetFunction),
 	V("cuModuleUnload", 2000, f_cuModuleUnload),
+	V("cuLinkCreate", 6050, f_cuLinkCreate_v2),
+	V("cuLinkAddData", 6050, f_cuLinkAddData_v2),
+	V("cuLinkComplete", 5050, f_cuLinkComplete),
+	V("cuLinkDestroy", 5050, f_cuLinkDestroy),
 	V("cuLaunchKernel", 4000, f_cuLaunchKernel),
 	V("cuLaunchCooperativeKernel", 9000, f_cuLaunchCooperativeKernel),
 	V("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, f_cuOccupancyMaxActiveBlocksPerMultiprocessor),

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The p2pconf Authors
+
+package litmus
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAblatedPTX: with no role left out the compile check's kernel is the
+// kernel the suite runs; leaving a role out removes exactly its litmus
+// instructions.
+func TestAblatedPTX(t *testing.T) {
+	for _, tt := range Catalogue() {
+		full := tt.Kernel().PTX
+		if got := tt.AblatedPTX(-1); got != full {
+			t.Fatalf("%s: AblatedPTX(-1) differs from the kernel's PTX", tt.Name())
+		}
+		for r := range tt.Threads {
+			less := tt.AblatedPTX(r)
+			for _, op := range tt.Threads[r] {
+				in := instruction(op)
+				if strings.Count(less, in) >= strings.Count(full, in) {
+					t.Errorf("%s without T%d still has every %s", tt.Name(), r, in)
+				}
+			}
+		}
+	}
+	coww := findTest(t, "CoWW st.volatile")
+	if n := coww.RoleMemoryOps(0); n != 2 || strings.Count(coww.Kernel().PTX, "\tst.volatile.global.u32 [") != 2 {
+		t.Errorf("CoWW st.volatile: %d memory ops in T0, PTX %q", n, coww.Kernel().PTX)
+	}
+	if n := findTest(t, "MP F.sc.sys+rlx.sys").RoleMemoryOps(0); n != 2 { // fences access no memory
+		t.Errorf("MP with fences: %d memory ops in T0, want 2", n)
+	}
+}

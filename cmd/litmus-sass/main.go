@@ -10,8 +10,9 @@
 // when that role's litmus operations are left out of its PTX
 // (litmus.Test.AblatedPTX): the LDG, STG, ATOM and RED instructions of the
 // whole kernel, minus those of the kernel without them, must be at least
-// the role's ld, st and atom (a polling loop the compiler unrolls has more;
-// two stores merged into one have fewer).
+// the global ld, st, atom and red instructions the PTX loses the same way
+// (every code path that holds the role counts; a polling loop the compiler
+// unrolls has more; two stores merged into one have fewer).
 //
 //	go run ./cmd/litmus-sass [-gpu 0] [-o litmus-sass.json] [-v]
 //
@@ -192,7 +193,7 @@ func checkKernel(t *litmus.Test, comp compiler, dis disassembler, dir string) Ke
 			ks.Error = fmt.Sprintf("T%d left out: %v", r, err)
 			return ks
 		}
-		rs := RoleSASS{Role: r, PTX: t.RoleMemoryOps(r), SASS: total(full) - total(less), Program: program(t, r)}
+		rs := RoleSASS{Role: r, PTX: t.RolePTXMemoryOps(r), SASS: total(full) - total(less), Program: program(t, r)}
 		rs.Kept = rs.SASS >= rs.PTX
 		ks.Roles = append(ks.Roles, rs)
 	}

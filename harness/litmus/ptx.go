@@ -411,7 +411,9 @@ func (g *ptxGen) everyRole() {
 			}
 		}
 		for oi, op := range th {
-			g.op(op, fmt.Sprintf("E%d_%d", r, oi))
+			if g.ablate != r+1 {
+				g.op(op, fmt.Sprintf("E%d_%d", r, oi))
+			}
 		}
 	}
 	for r, th := range g.t.Threads {

@@ -3,6 +3,8 @@
 
 package litmus
 
+import "strings"
+
 // The compile check (cmd/litmus-sass, `make litmus-sass`): the driver's JIT
 // may merge or drop memory operations of a litmus thread (ptxas 13.0 keeps
 // one of two st.relaxed of one address), and then a forbidden test checks
@@ -26,6 +28,38 @@ func (t *Test) AblatedPTX(role int) string {
 	g.flush()
 	g.line("}")
 	return g.b.String()
+}
+
+// RolePTXMemoryOps counts the global memory instructions the generated
+// kernel holds for thread role: those the kernel loses when the role is left
+// out (AblatedPTX). A role's operations can appear in more than one code
+// path (the testing environment's every-role section beside the per-item
+// loop), so this is at least RoleMemoryOps, and it is what the compiled code
+// must keep: counting the operations once would let a compiler that merged
+// two stores in each path pass.
+func (t *Test) RolePTXMemoryOps(role int) int {
+	return globalMemoryInstructions(t.Kernel().PTX) - globalMemoryInstructions(t.AblatedPTX(role))
+}
+
+// globalMemoryInstructions counts the PTX lines that load, store or perform
+// an RMW on global memory, predicated or not.
+func globalMemoryInstructions(ptx string) int {
+	n := 0
+	for _, line := range strings.Split(ptx, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && strings.HasPrefix(f[0], "@") {
+			f = f[1:]
+		}
+		if len(f) == 0 {
+			continue
+		}
+		op := f[0]
+		if (strings.HasPrefix(op, "ld.") || strings.HasPrefix(op, "st.") || strings.HasPrefix(op, "atom.") || strings.HasPrefix(op, "red.")) &&
+			strings.Contains(op, ".global") {
+			n++
+		}
+	}
+	return n
 }
 
 // RoleMemoryOps counts the global memory instructions of thread role's PTX:

@@ -65,6 +65,8 @@ type Backend struct {
 	// peerRates caches the modelled rate of copies between two GPUs
 	// (timing.go), by [src][dst].
 	peerRates sync.Map
+	// ds is what some defects remember between calls (defects_sim.go).
+	ds defectState
 }
 
 type device struct {
@@ -183,6 +185,9 @@ func (b *Backend) DeviceAttribute(d backend.Device, a backend.DeviceAttr) (int, 
 		return 0, cuerr.New(fn, cuerr.InvalidDevice, fmt.Sprintf("device %d", int(d)))
 	}
 	ps := b.preset
+	if a == backend.AttrUnifiedAddressing && b.defects.has(dUVAAttributeZero) {
+		return 0, nil
+	}
 	switch a {
 	case backend.AttrMultiprocessorCount:
 		return ps.sms, nil

@@ -116,8 +116,14 @@ func (t *thread) Load(addr uint64, ty kernels.Type, sem kernels.Sem, sc kernels.
 	if err != nil {
 		return 0, err
 	}
-	if mode == modePhantom {
+	switch mode {
+	case modePhantom:
 		return 0, nil
+	case modeNaN:
+		if size == 4 {
+			return nanWord, nil
+		}
+		return nanWord | nanWord<<32, nil
 	}
 	off := addr - r.base
 	if v, ok := t.forward(r, off, size); ok {
@@ -178,6 +184,9 @@ func (t *thread) Atomic(op kernels.AtomOp, addr uint64, ty kernels.Type, bv, cv 
 		old := load(r, off, size)
 		nv, write := apply(op, ty, old, bv, cv)
 		if !write || lose || cas(r, off, size, old, nv) {
+			if remote && (op == kernels.OpAnd || op == kernels.OpOr || op == kernels.OpXor) && b.defects.has(dPeerBitOpReturnsStale) {
+				return b.staleOld(addr, old), nil
+			}
 			return old, nil
 		}
 	}

@@ -138,10 +138,15 @@ func probe(ctx context.Context, h *harness.Harness, req probeReq) probeRep {
 	return rep
 }
 
-// expectNoAccess asserts that the probe did not succeed and records the code
-// the driver gave (the documentation does not fix it).
+// expectNoAccess asserts that the probe's kernel faulted on the access with
+// one of the codes the CUDA documentation gives for a kernel dereferencing
+// memory it may not access (harness.AccessFaultCodes), and records the
+// code. Any other failure (a launch refused, a timeout) is not "no access":
+// it says nothing about the access the check is about.
 func expectNoAccess(rep probeRep, what string) {
 	GinkgoHelper()
 	harness.Finding(what, cuerr.Result(rep.Code).Error(), rep.Error)
-	Expect(rep.Code).NotTo(BeZero(), "%s: want a failure (e.g. CUDA_ERROR_ILLEGAL_ADDRESS), but %s", what, rep)
+	Expect(rep.Code).NotTo(BeZero(), "%s: want a fault (%s), but %s", what, harness.AccessFaultList(), rep)
+	Expect(harness.IsAccessFault(rep.Code)).To(BeTrue(), "%s: want a fault (%s), but %s: a failure for another reason says nothing about the access",
+		what, harness.AccessFaultList(), rep)
 }

@@ -80,6 +80,8 @@ const (
 	dPeerLoadsNaN
 	dFirstPeerCopyZeros
 	dPeerEnableLate
+	dPeerDisableBothWays
+	dStoreTears
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -248,8 +250,14 @@ var defectTable = []struct {
 		Description: "the first copy between two GPUs' memory after cuCtxEnablePeerAccess between them writes zeros instead of the data; later copies work (pytorch#87363: the first transfer after boot is zeros)",
 		Catchers:    []string{"access.peer-copy"}}},
 	{dPeerEnableLate, DefectInfo{Name: "peer-enable-takes-effect-late", Suite: "access", Preset: "h200x2",
-		Description: "for 100 ms after cuCtxEnablePeerAccess A→B returns, kernels on A touching B's memory fault with ILLEGAL_ADDRESS (users reported needing a 100 ms sleep after enabling peer access)",
+		Description: "for 100 ms after cuCtxEnablePeerAccess A→B returns, the mapping is not live yet: kernels on A read zeros from B's memory and their stores there vanish, with no error (users reported needing a 100 ms sleep after enabling peer access)",
 		Catchers:    []string{"access.kernel-remote-read", "access.kernel-remote-write"}}},
+	{dPeerDisableBothWays, DefectInfo{Name: "peer-disable-both-ways", Suite: "access", Preset: "h200x2",
+		Description: "cuCtxDisablePeerAccess A→B also disables B→A: B's kernels fault on A's memory, and disabling B→A then fails with PEER_ACCESS_NOT_ENABLED (peer-access lifecycle bugs under enable/disable cycles, field failures mode 15)",
+		Catchers:    []string{"access.disable-is-directional"}}},
+	{dStoreTears, DefectInfo{Name: "store-tears", Suite: "ordering", Preset: "h200x2",
+		Description: "an aligned 64-bit kernel store into another GPU's memory or into pinned host memory lands as two 32-bit halves, one after the other, so a concurrent reader can load half of one value and half of the next (torn flag-and-data words, as in vllm PR#2760; field failures mode 14)",
+		Catchers:    []string{"ordering.store-tearing"}}},
 }
 
 // Defects lists every injectable defect.

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
@@ -33,6 +35,18 @@ var kOrBits = testKernel("or_bits", func(g kernels.Grid, a []uint64) error {
 		return nil
 	})
 }, pPtr, kernels.Param{Name: "out", Kind: kernels.Ptr})
+
+// kStores64: one thread stores k | k<<32 into the u64 *p for k = 1..n.
+var kStores64 = testKernel("stores64", func(g kernels.Grid, a []uint64) error {
+	return g.Threads(1, func(t kernels.Thread) error {
+		for k := uint64(1); k <= a[1]; k++ {
+			if err := t.Store(a[0], kernels.TU64, k|k<<32, kernels.Relaxed, kernels.Sys); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}, pPtr, pU32)
 
 // The probes of the defects that closed vacuous paths and of the later
 // field defects (TestEachDefectShowsAlone).
@@ -149,9 +163,35 @@ func init() {
 		}
 		return first != 5
 	}
+	symptoms["peer-disable-both-ways"] = func(t *testing.T, b *Backend) bool {
+		buf0, _ := b.Alloc(0, 256)
+		must(t, b.EnablePeerAccess(0, 1))
+		must(t, b.EnablePeerAccess(1, 0))
+		must(t, b.DisablePeerAccess(0, 1))
+		return launch(t, b, 1, kStore, uint64(buf0), 1, 1) != nil
+	}
+	symptoms["store-tears"] = func(t *testing.T, b *Backend) bool {
+		hb, err := b.HostAlloc(0, 64, backend.HostAllocDeviceMap|backend.HostAllocPortable)
+		must(t, err)
+		word := (*uint64)(unsafe.Pointer(&hb.Mem[0]))
+		s, err := b.NewStream(0)
+		must(t, err)
+		must(t, b.Launch(s, kStores64, backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}, uint64(hb.Ptr), 20000))
+		torn := false
+		for !torn {
+			v := atomic.LoadUint64(word)
+			torn = uint32(v) != uint32(v>>32)
+			if q := b.StreamQuery(s); q == nil {
+				break
+			}
+		}
+		must(t, wait(t, b, s))
+		return torn
+	}
 	symptoms["peer-enable-takes-effect-late"] = func(t *testing.T, b *Backend) bool {
 		buf1, _ := b.Alloc(1, 256)
 		must(t, b.EnablePeerAccess(0, 1))
-		return launch(t, b, 0, kStore, uint64(buf1), 1, 1) != nil
+		must(t, launch(t, b, 0, kStore, uint64(buf1), 5, 1))
+		return words(t, b, 1, buf1, 1)[0] != 5
 	}
 }

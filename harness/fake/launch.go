@@ -247,9 +247,6 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 		if d != r.phys && g.b.defects.has(dPeerEnableMissesEarlier) && g.b.allocBeforeEnable(r, d) {
 			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: GPU%d's allocation made before peer access GPU%d→GPU%d was enabled", d, what, addr, r.phys, d, r.phys)
 		}
-		if d != r.phys && g.b.enableTooRecent(d, r.phys) {
-			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: peer access GPU%d→GPU%d enabled less than %s ago", d, what, addr, d, r.phys, peerEnableLate)
-		}
 		if d != r.phys && g.b.defects.has(dReversePeerAccessTimesOut) {
 			if _, rev := g.b.ds.reverse.Load([2]int{d, r.phys}); rev {
 				return nil, 0, g.raise(cuerr.LaunchTimeout, "GPU%d %s at 0x%x: GPU%d's memory, mapped only by the enable GPU%d→GPU%d", d, what, addr, r.phys, r.phys, d)
@@ -273,6 +270,8 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 	}
 	switch {
 	case r.phys >= 0 && r.phys != d && !g.b.pairs[d][r.phys].p2p:
+		return r, modePhantom, nil
+	case r.kind == kindAlloc && r.phys != d && g.b.enableTooRecent(d, r.phys):
 		return r, modePhantom, nil
 	case write && d == 0 && r.phys == 1 && g.b.defects.has(dPeerStoreDropped):
 		return r, modeDrop, nil

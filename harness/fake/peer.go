@@ -178,6 +178,10 @@ func (b *Backend) DisablePeerAccess(accessor, owner backend.Device) error {
 	if b.defects.has(dPeerDisableIgnored) {
 		return nil
 	}
+	if b.defects.has(dPeerDisableBothWays) {
+		b.peerAPI[o][a] = false
+		b.access[o][a].Store(false)
+	}
 	b.access[a][o].Store(false)
 	if b.defects.has(dPeerEnableBothWays) || b.defects.has(dReversePeerAccessTimesOut) {
 		b.access[o][a].Store(b.peerAPI[o][a])

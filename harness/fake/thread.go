@@ -6,6 +6,7 @@ package fake
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -142,6 +143,13 @@ func (t *thread) Store(addr uint64, ty kernels.Type, v uint64, sem kernels.Sem, 
 	off := addr - r.base
 	if t.buffered() && (sem == kernels.Weak || sem == kernels.Relaxed) {
 		t.sb = append(t.sb, sbEntry{r: r, off: off, size: size, v: v, at: time.Now()})
+		return nil
+	}
+	if size == 8 && (r.kind == kindHost || (r.phys >= 0 && r.phys != t.g.dev)) && t.g.b.defects.has(dStoreTears) {
+		// Two halves, with time between them for a reader to see one.
+		store(r, off, 4, v&0xFFFFFFFF)
+		runtime.Gosched()
+		store(r, off+4, 4, v>>32)
 		return nil
 	}
 	store(r, off, size, v)

@@ -90,7 +90,7 @@ func (p disableProbe) Serve(ctx context.Context, s *harness.RoleSession, req dis
 	}
 	// step runs one call and records it; it reports whether to go on.
 	step := func(name string, call func() (*harness.Verdict, error)) (bool, error) {
-		s.Step(name)
+		s.CheckStep(name)
 		st := disableStep{Name: name}
 		v, err := call()
 		if rerr := st.Record(err); rerr != nil {

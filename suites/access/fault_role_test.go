@@ -87,7 +87,7 @@ func (p peerProbe) Serve(ctx context.Context, s *harness.RoleSession, req probeR
 			return rep, fmt.Errorf("disable peer access GPU%d→GPU%d: %w", d[0], d[1], err)
 		}
 	}
-	s.Step(fmt.Sprintf("probe: kernel on GPU%d reads GPU%d's memory", acc, own))
+	s.CheckStep(fmt.Sprintf("kernel on GPU%d reads GPU%d's memory", acc, own))
 	if rep.Data, err = wa.Verify(ctx, buf, n, req.Seed); err != nil {
 		rep.Data = harness.Verdict{}
 		if err := rep.Record(err); err != nil {

@@ -217,13 +217,13 @@ func runTearing(ctx context.Context, h *harness.Harness, place tearPlace, width 
 	if ws != nil {
 		h.MustWait(ctx, ws, fmt.Sprintf("the %d-bit writer on %s", 8*width, *place.writer))
 		st := h.Download(*place.writer, wStatus, 3)
-		Expect(st[kernels.TearGateTimeouts] + st[kernels.TearBadWidth]).To(BeZero(),
+		Expect(st[kernels.TearGateTimeouts]+st[kernels.TearBadWidth]).To(BeZero(),
 			"the writer on %s: %d CTAs gave up at the start gate after %s, %d threads did not know width %d", *place.writer, st[0], tearGateWait, st[1], width)
 	}
 	if rs != nil {
 		h.MustWait(ctx, rs, fmt.Sprintf("the %d-bit reader on %s", 8*width, *place.reader))
 		st := h.Download(*place.reader, rStatus, 3)
-		Expect(st[kernels.TearGateTimeouts] + st[kernels.TearBadWidth]).To(BeZero(),
+		Expect(st[kernels.TearGateTimeouts]+st[kernels.TearBadWidth]).To(BeZero(),
 			"the reader on %s: %d CTAs gave up at the start gate after %s, %d threads did not know width %d", *place.reader, st[0], tearGateWait, st[1], width)
 		c := h.Download(*place.reader, counts, 8)
 		u64 := func(i int) uint64 { return uint64(c[2*i]) | uint64(c[2*i+1])<<32 }

@@ -82,6 +82,7 @@ const (
 	dPeerEnableLate
 	dPeerDisableBothWays
 	dStoreTears
+	dUnalignedCopyDropsTail
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -258,6 +259,9 @@ var defectTable = []struct {
 	{dStoreTears, DefectInfo{Name: "store-tears", Suite: "ordering", Preset: "h200x2",
 		Description: "an aligned 64-bit kernel store into another GPU's memory or into pinned host memory lands as two 32-bit halves, one after the other, so a concurrent reader can load half of one value and half of the next (torn flag-and-data words, as in vllm PR#2760; field failures mode 14)",
 		Catchers:    []string{"ordering.store-tearing"}}},
+	{dUnalignedCopyDropsTail, DefectInfo{Name: "unaligned-copy-drops-tail", Suite: "access", Preset: "h200x2",
+		Description: "copies between device memory (cuMemcpyAsync within a GPU, cuMemcpyPeerAsync and cuMemcpyAsync between GPUs) whose byte count is not a multiple of 4 leave the last ByteCount mod 4 bytes unwritten, as a copy engine's word path without its byte tail would; the call and the stream report success",
+		Catchers:    []string{"access.peer-copy", "access.local-copy"}}},
 }
 
 // Defects lists every injectable defect.

@@ -188,6 +188,17 @@ func init() {
 		must(t, wait(t, b, s))
 		return torn
 	}
+	symptoms["unaligned-copy-drops-tail"] = func(t *testing.T, b *Backend) bool {
+		src, _ := b.Alloc(0, 256)
+		dst, _ := b.Alloc(0, 256)
+		fillWords(t, b, 0, src, 64, func(int) uint32 { return 0x05050505 })
+		fillWords(t, b, 0, dst, 64, func(int) uint32 { return 0 })
+		s, err := b.NewStream(0)
+		must(t, err)
+		must(t, b.CopyAsync(s, dst+3, src+7, 13))
+		must(t, wait(t, b, s))
+		return words(t, b, 0, dst, 4)[3] != 0x05050505
+	}
 	symptoms["peer-enable-takes-effect-late"] = func(t *testing.T, b *Backend) bool {
 		buf1, _ := b.Alloc(1, 256)
 		must(t, b.EnablePeerAccess(0, 1))

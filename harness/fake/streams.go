@@ -231,6 +231,8 @@ func (b *Backend) runCopy(st *stream, check func() (*region, []byte, *region, []
 		copy(dm[:copySizeCap], sm[:copySizeCap])
 	case b.defects.has(dFirstPeerCopyZeros) && peer && b.firstPeerCopy(dr.phys, sr.phys):
 		clear(dm)
+	case b.defects.has(dUnalignedCopyDropsTail) && dr.phys >= 0 && sr.phys >= 0 && n%4 != 0:
+		copy(dm[:n-n%4], sm[:n-n%4])
 	default:
 		copy(dm, sm)
 	}

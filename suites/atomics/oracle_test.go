@@ -99,42 +99,58 @@ func (p plan) checkWord(v *verdict, w uint64, ks []uint64, o outcome) {
 // checkChain checks that the values and, or and xor returned can be put in
 // one order in which each op read what the op before it left: the first
 // read the initial value, op k left op(olds[k], operand k), and the last
-// left the final value. Only one such order exists unless the word came
-// back to an earlier value (xor), so a returned value that is stale (the
-// word as it was before another op) or an op applied twice breaks it, where
-// the final value alone (commutative ops) shows nothing.
+// left the final value. Seen as a graph whose edges are the ops (from the
+// value an op read to the value it left), that order is a trail through
+// every edge from the initial value to the final one, which exists exactly
+// when every value is left as often as it is reached (the initial value
+// once more, the final once less) and every op is connected to the initial
+// value. A returned value that is stale (the word as it was before another
+// op) or an op applied twice breaks it, where the final value alone
+// (commutative ops) shows nothing.
 func (p plan) checkChain(v *verdict, w uint64, olds, operands []uint64, final uint64) {
-	byOld := map[uint64][]int{}
+	balance := map[uint64]int{p.init: 1}
+	balance[final]--
+	parent := map[uint64]uint64{}
+	var find func(x uint64) uint64
+	find = func(x uint64) uint64 {
+		for {
+			up, ok := parent[x]
+			if !ok || up == x {
+				return x
+			}
+			if upup, ok := parent[up]; ok {
+				parent[x] = upup // path halving
+			}
+			x = up
+		}
+	}
 	for k, old := range olds {
-		byOld[old] = append(byOld[old], k)
+		to := p.fold(old, operands[k:k+1])
+		balance[old]--
+		balance[to]++
+		if a, b := find(old), find(to); a != b {
+			parent[a] = b
+		}
 	}
-	used := make([]bool, len(olds))
-	steps := 64*len(olds) + 1024 // a bound on the search; a word rarely revisits a value
-	longest := 0
-	var walk func(s uint64, done int) bool
-	walk = func(s uint64, done int) bool {
-		longest = max(longest, done)
-		if done == len(olds) {
-			return s == final
-		}
-		if steps--; steps < 0 {
-			return false
-		}
-		for _, k := range byOld[s] {
-			if used[k] {
-				continue
+	unbalanced, example := 0, uint64(0)
+	for val, d := range balance {
+		if d != 0 {
+			if unbalanced == 0 || val < example {
+				example = val
 			}
-			used[k] = true
-			if walk(p.fold(s, operands[k:k+1]), done+1) {
-				return true
-			}
-			used[k] = false
+			unbalanced++
 		}
-		return false
 	}
-	if !walk(p.init, 0) {
-		v.add(1, "%s word %d: the %d returned values cannot be ordered into one sequence of atomic %s from 0x%x to the final 0x%x (at most %d ops chain)",
-			p.op.Name, w, len(olds), p.op.Name, p.init, final, longest)
+	apart := 0
+	root := find(p.init)
+	for _, old := range olds {
+		if find(old) != root {
+			apart++
+		}
+	}
+	if unbalanced > 0 || apart > 0 {
+		v.add(max(1, unbalanced/2, apart), "%s word %d: the %d returned values cannot be ordered into one sequence of atomic %s from 0x%x to the final 0x%x (%d values read and left unequally often, e.g. 0x%x; %d ops apart from the initial value)",
+			p.op.Name, w, len(olds), p.op.Name, p.init, final, unbalanced, example, apart)
 	}
 }
 

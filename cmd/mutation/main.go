@@ -29,7 +29,7 @@
 // errors) is injected with P2PCONF_BASELINE set to the clean run's
 // conformance.json and a wide tolerance (GateTolerance).
 //
-//	go run ./cmd/mutation [-runs 3] [-seed 1] [-fast] [-defects a,b] [-suites access,ipc] [-into access,ipc] [-v] [-keep]
+//	go run ./cmd/mutation [-runs 3] [-seed 1] [-fast] [-defects a,b] [-suites access,ipc] [-into access,ipc|own] [-v] [-keep]
 //
 // The exit status is 1 when a declared catcher missed in any run or the
 // harness itself failed (a suite that does not compile, a run that wrote no
@@ -132,7 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	defects := fs.String("defects", "", "comma list of defects to inject (default: all of them)")
 	suites := fs.String("suites", "", "comma list of owning suites to cover (default: all)")
-	into := fs.String("into", "", "comma list of suites to inject each defect into (default: every suite; with -fast, the defect's own)")
+	into := fs.String("into", "", "comma list of suites to inject each defect into, or \"own\" for the defect's own suite (default: every suite; with -fast, its own)")
 	runs := fs.Int("runs", 3, "seeded runs per defect")
 	seed := fs.Int64("seed", defaultSeed, "Ginkgo seed of the clean runs and each defect's first run (run i uses seed+i)")
 	fast := fs.Bool("fast", false, "inject only the fast subset, once each (what make test runs)")
@@ -175,7 +175,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	m := newMutator(root, work, *timeout, *verbose, stderr)
 	m.seed = *seed
 	targets := splitList(*into)
-	if len(targets) == 0 && !*fast {
+	if *into == "own" {
+		targets = nil
+	} else if len(targets) == 0 && !*fast {
 		if targets, err = allSuites(root); err != nil {
 			fmt.Fprintln(stderr, "mutation:", err)
 			return 2

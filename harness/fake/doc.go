@@ -55,8 +55,8 @@
 //     another _test.go file): a few backend calls that report whether the
 //     wrong behaviour shows. TestEachDefectShowsAlone runs it on the preset
 //     clean (it must not show) and with the defect alone (it must).
-//  4. Run `go run ./cmd/mutation -defects <name> -runs 1` (add -into with
-//     the owning suite for a quick look): every declared catcher must fail
+//  4. Run `go run ./cmd/mutation -defects <name> -runs 1` (add -into own
+//     for a quick look at the owning suite alone): every declared catcher must fail
 //     on its own assertion in every run. The report also lists every other
 //     spec that caught it and whether one check is its only catcher.
 package fake

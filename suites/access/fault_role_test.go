@@ -74,7 +74,9 @@ func (p peerProbe) Serve(ctx context.Context, s *harness.RoleSession, req probeR
 	}
 	var rep probeRep
 	if req.Before {
-		s.Step(fmt.Sprintf("kernel on GPU%d reads GPU%d's memory before the disable", acc, own))
+		// The spec asserts this read too (it must work), so it is part of
+		// the check, not its setup.
+		s.CheckStep(fmt.Sprintf("kernel on GPU%d reads GPU%d's memory before the disable", acc, own))
 		v, err := wa.Verify(ctx, buf, n, req.Seed)
 		if err != nil {
 			return rep, fmt.Errorf("kernel on GPU%d reading GPU%d's memory with peer access enabled: %w", acc, own, err)

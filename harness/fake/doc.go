@@ -56,7 +56,8 @@
 //     wrong behaviour shows. TestEachDefectShowsAlone runs it on the preset
 //     clean (it must not show) and with the defect alone (it must).
 //  4. Run `go run ./cmd/mutation -defects <name> -runs 1` (add -into own
-//     for a quick look at the owning suite alone): every declared catcher must fail
-//     on its own assertion in every run. The report also lists every other
-//     spec that caught it and whether one check is its only catcher.
+//     for a quick look at the owning suite alone): every declared catcher
+//     must fail on its own assertion in every run. The report also lists
+//     every other spec that caught it and whether one check is its only
+//     catcher.
 package fake

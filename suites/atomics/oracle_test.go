@@ -111,8 +111,7 @@ func (p plan) checkChain(v *verdict, w uint64, olds, operands []uint64, final ui
 	balance := map[uint64]int{p.init: 1}
 	balance[final]--
 	parent := map[uint64]uint64{}
-	var find func(x uint64) uint64
-	find = func(x uint64) uint64 {
+	find := func(x uint64) uint64 {
 		for {
 			up, ok := parent[x]
 			if !ok || up == x {

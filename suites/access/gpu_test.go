@@ -84,8 +84,8 @@ var _ = Describe("access:", func() {
 		*/
 		It(fmt.Sprintf("pointers queried on %s name their owner: %s's allocations, pinned host memory and every other GPU's allocations", g, g),
 			harness.GPULabels("access.uva-owner", g), func(ctx SpecContext) {
-				if len(gpus) < 2 {
-					Skip(fmt.Sprintf("needs 2+ GPUs: with one GPU every allocation's DEVICE_ORDINAL is 0, the answer of a driver that answers 0 for every pointer (found %d GPU)", len(gpus)))
+				if n := len(harness.AllGPUs()); n < 2 {
+					Skip(fmt.Sprintf("needs 2+ GPUs: with one GPU every allocation's DEVICE_ORDINAL is 0, the answer of a driver that answers 0 for every pointer (found %d GPU)", n))
 				}
 				By(fmt.Sprintf("querying an allocation of %s", g))
 				expectOwner(h, g, g, h.Alloc(g, 4096))

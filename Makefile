@@ -5,7 +5,7 @@
 #                   and the preflight textfile through promtool and node_exporter (no GPU needed)
 # make conformance  every suite on this machine's GPUs; reports in reports/<run>/
 # make list         every spec with its labels (no GPU needed)
-# make mutation     inject each fake driver defect and show which specs catch it
+# make mutation     inject each fake driver defect into every suite and show which specs catch it (hours)
 # make dist         tarball of precompiled suites for GPU nodes without Go
 # make sanitize     the suites under compute-sanitizer on this machine's GPUs
 # make check        golangci-lint (make lint), gofmt, go vet and go mod tidy -diff
@@ -74,6 +74,7 @@ list:
 		| awk -F '\t' '{ n[$$1]++; line[$$1, n[$$1]] = $$2; if (!($$1 in seen)) { seen[$$1] = 1; order[++k] = $$1 } } \
 			END { for (i = 1; i <= k; i++) { s = order[i]; if (i > 1) print ""; printf "== %s (%d specs)\n", s, n[s]; for (j = 1; j <= n[s]; j++) print line[s, j] } }'
 
+# Every defect into every suite, three seeded runs each: hours on two cores.
 mutation:
 	$(GO) run ./cmd/mutation
 
@@ -86,7 +87,8 @@ litmus-sass:
 	@mkdir -p reports
 	$(GO) run ./cmd/litmus-sass -o reports/litmus-sass.json $(LITMUS_SASS_FLAGS)
 
-# A few defects, one seeded run each: fails when a declared catcher misses.
+# A few defects, one seeded run each, into their own suite only: fails when
+# a declared catcher misses.
 mutation-fast:
 	$(GO) run ./cmd/mutation -fast
 

@@ -6,6 +6,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega/gcustom"
@@ -64,4 +65,34 @@ func CodeOf(err error) string {
 		return code.Error()
 	}
 	return "not a CUDA error: " + err.Error()
+}
+
+// AccessFaultCodes are the results the CUDA documentation gives for a
+// kernel that loads or stores where it may not:
+// CUDA_ERROR_ILLEGAL_ADDRESS ("the device encountered a load or store
+// instruction on an invalid memory address") and CUDA_ERROR_LAUNCH_FAILED
+// ("an exception occurred on the device while executing a kernel. Common
+// causes include dereferencing an invalid device pointer"). A probe of
+// access that fails with any other code was refused or lost for another
+// reason, and shows nothing about the access.
+var AccessFaultCodes = []cuerr.Result{cuerr.IllegalAddress, cuerr.LaunchFailed}
+
+// IsAccessFault reports whether code (a CUDA result) is one of
+// AccessFaultCodes.
+func IsAccessFault(code int32) bool {
+	for _, c := range AccessFaultCodes {
+		if int32(c) == code {
+			return true
+		}
+	}
+	return false
+}
+
+// AccessFaultList names AccessFaultCodes for messages.
+func AccessFaultList() string {
+	names := make([]string, len(AccessFaultCodes))
+	for i, c := range AccessFaultCodes {
+		names[i] = c.Error()
+	}
+	return strings.Join(names, " or ")
 }

@@ -65,6 +65,11 @@ func GPUs() []GPU { return current().GPUs() }
 // Pairs lists the ordered pairs selected for this run.
 func Pairs() []Pair { return current().Pairs() }
 
+// AllGPUs lists every GPU of the machine, selected or not: what a check
+// that needs a second GPU counts, so that it skips for the same reason in
+// a process that runs one GPU of a parallel run as in a serial run.
+func AllGPUs() []GPU { return current().AllGPUs() }
+
 // Backend is the backend the run uses (for helper processes and tools; specs
 // use the fixture).
 func Backend() backend.Backend { return current().Backend }

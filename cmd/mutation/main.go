@@ -1,29 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-// Command mutation measures the suite's power on the fake backend: for each
-// injectable driver defect it runs the owning suite on the defect's preset
-// with that defect alone, in a fresh process, several times with fixed
-// Ginkgo seeds (so each run's spec order is known and the run can be
-// repeated), and checks that the defect's declared catchers
+// Command mutation measures the suites' power on the fake backend: for each
+// injectable driver defect it runs every suite (-into narrows them) on the
+// defect's preset with that defect alone, each in a fresh process, several
+// times with fixed Ginkgo seeds (so each run's spec order is known and the
+// run can be repeated), and checks that the defect's declared catchers
 // (fake.DefectInfo.Catchers) fail.
 //
-// A run catches a defect only when a declared catcher, passing without the
-// defect, fails on its own assertion: a panic, a failure in a setup or
-// cleanup node, a timeout or a context poisoned by an earlier fault proves
-// nothing about the check and does not count, and neither does the failure
-// of a spec that is not a declared catcher (it is shown, as "also failed").
-// A defect is caught when every run caught it; a declared catcher misses
-// when it did not catch the defect in some run. The report lists, per
-// defect, the expected catchers, the catchers of each run and the misses,
-// then the specs that are the only catcher of a defect, and ends with the
+// A spec catches a defect only when, passing without the defect, it fails
+// on its own assertion: a panic, a failure in a setup or cleanup node, a
+// timeout, a context poisoned by an earlier fault, or a helper process
+// that failed in a step other than its check (proc.Session.CheckStep)
+// proves nothing about the check and does not count. A run catches the
+// defect when a declared catcher caught it; a defect is caught when every
+// run caught it; a declared catcher misses when it did not catch the defect
+// in some run. The report lists, per defect, the expected catchers, per run
+// the declared catchers that caught it, every other spec, of any suite,
+// that caught it too ("also caught by") and the failures that do not count,
+// then the checks that are the only catcher of a defect, and ends with the
 // mutation score, caught/injected.
+//
+// The full run (`make mutation`: every defect into every suite, three seeds)
+// takes hours on a two-core machine; `make mutation-fast` injects a few
+// defects once each into their owning suite only, in a few minutes.
 //
 // A defect that only a gated run can catch (slow-peer-copy: figures, not
 // errors) is injected with P2PCONF_BASELINE set to the clean run's
 // conformance.json and a wide tolerance (GateTolerance).
 //
-//	go run ./cmd/mutation [-runs 3] [-seed 1] [-fast] [-defects a,b] [-suites access,ipc] [-v] [-keep]
+//	go run ./cmd/mutation [-runs 3] [-seed 1] [-fast] [-defects a,b] [-suites access,ipc] [-into access,ipc|own] [-v] [-keep]
 //
 // The exit status is 1 when a declared catcher missed in any run or the
 // harness itself failed (a suite that does not compile, a run that wrote no
@@ -36,6 +42,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -61,12 +68,15 @@ var fastDefects = []string{
 	"vmm-granularity-lax",
 }
 
-// runVerdict is what one seeded run of one defect showed.
+// runVerdict is what one seeded run of one defect, over every suite it was
+// injected into, showed.
 type runVerdict struct {
-	seed    int64
-	caught  []string     // declared catchers that failed on their own assertion
-	other   []specResult // other new failures: undeclared specs, or declared ones for another cause
-	crashed bool         // the suite failed as a whole (SpecialSuiteFailureReasons)
+	seed   int64
+	caught []string     // declared catchers that failed on their own assertion
+	also   []specResult // undeclared specs that failed on their own assertion: they catch it too
+	other  []specResult // other new failures, for causes that do not count
+	// crashed names the suites that failed as a whole (SpecialSuiteFailureReasons).
+	crashed []string
 	err     error
 }
 
@@ -74,6 +84,7 @@ type runVerdict struct {
 type outcome struct {
 	defect fake.DefectInfo
 	preset string
+	suites []string // the suites the defect was injected into
 	runs   []runVerdict
 	// badCatchers are declared catchers that fail or do not run without
 	// the defect: their failure under the defect proves nothing.
@@ -121,6 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	defects := fs.String("defects", "", "comma list of defects to inject (default: all of them)")
 	suites := fs.String("suites", "", "comma list of owning suites to cover (default: all)")
+	into := fs.String("into", "", "comma list of suites to inject each defect into, or \"own\" for the defect's own suite (default: every suite; with -fast, its own)")
 	runs := fs.Int("runs", 3, "seeded runs per defect")
 	seed := fs.Int64("seed", defaultSeed, "Ginkgo seed of the clean runs and each defect's first run (run i uses seed+i)")
 	fast := fs.Bool("fast", false, "inject only the fast subset, once each (what make test runs)")
@@ -162,10 +174,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	m := newMutator(root, work, *timeout, *verbose, stderr)
 	m.seed = *seed
+	targets := splitList(*into)
+	if *into == "own" {
+		targets = nil
+	} else if len(targets) == 0 && !*fast {
+		if targets, err = allSuites(root); err != nil {
+			fmt.Fprintln(stderr, "mutation:", err)
+			return 2
+		}
+	}
 	start := time.Now()
 	var results []outcome
 	for _, d := range selected {
-		results = append(results, m.try(d, d.Preset, *runs))
+		in := targets
+		if len(in) == 0 {
+			in = []string{d.Suite}
+		}
+		results = append(results, m.try(d, d.Preset, *runs, in...))
 	}
 	code := printResults(stdout, stderr, results)
 	fmt.Fprintf(stdout, "%d defect(s), %d run(s) each, seeds from %d, in %s\n", len(results), *runs, *seed,
@@ -187,10 +212,8 @@ func selectDefects(names, suites string) ([]fake.DefectInfo, error) {
 		}
 	}
 	inSuite := map[string]bool{}
-	for _, s := range strings.Split(suites, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			inSuite[s] = true
-		}
+	for _, s := range splitList(suites) {
+		inSuite[s] = true
 	}
 	var out []fake.DefectInfo
 	for _, d := range all {
@@ -204,50 +227,116 @@ func selectDefects(names, suites string) ([]fake.DefectInfo, error) {
 	return out, nil
 }
 
-// try injects one defect in runs seeded runs and judges each against the
-// clean baseline and the defect's declared catchers.
-func (m *mutator) try(d fake.DefectInfo, preset string, runs int) outcome {
+// try injects one defect into each suite of into (the owning suite when
+// into is empty) in runs seeded runs, and judges each run against the clean
+// baselines and the defect's declared catchers.
+func (m *mutator) try(d fake.DefectInfo, preset string, runs int, into ...string) outcome {
+	if len(into) == 0 {
+		into = []string{d.Suite}
+	}
 	o := outcome{defect: d, preset: preset}
 	if len(d.Catchers) == 0 {
 		o.err = fmt.Errorf("defect %s declares no catcher", d.Name)
 		return o
 	}
-	base, err := m.baseline(d.Suite, preset)
-	if errors.Is(err, errNotBuilt) {
-		o.note = "suite " + d.Suite + " not built yet"
-		return o
-	}
-	if err != nil {
-		o.err = err
-		return o
-	}
-	o.badCatchers = unprovenCatchers(base, d.Catchers)
-	var gate []string
-	if d.Gated() {
-		if gate, err = m.gateEnv(d.Suite, preset); err != nil {
+	bases := map[string]runSummary{}
+	for _, suite := range into {
+		base, err := m.baseline(suite, preset)
+		if errors.Is(err, errNotBuilt) {
+			if suite == d.Suite {
+				o.note = "suite " + d.Suite + " not built yet"
+				return o
+			}
+			continue
+		}
+		if err != nil {
 			o.err = err
 			return o
 		}
+		bases[suite] = base
+		o.suites = append(o.suites, suite)
 	}
+	var all runSummary
+	for _, suite := range o.suites {
+		all.Specs = append(all.Specs, bases[suite].Specs...)
+	}
+	o.badCatchers = unprovenCatchers(all, d.Catchers)
 	for i := 0; i < runs; i++ {
 		seed := m.seed + int64(i)
 		v := runVerdict{seed: seed}
-		got, err := m.run(d.Suite, preset, d.Name, seed, gate...)
-		if err != nil {
-			v.err = err
-			o.runs = append(o.runs, v)
-			continue
+		var failed []specResult
+		for _, suite := range o.suites {
+			var gate []string
+			if d.Gated() && suite == d.Suite {
+				var err error
+				if gate, err = m.gateEnv(suite, preset); err != nil {
+					v.err = err
+					break
+				}
+			}
+			got, err := m.run(suite, preset, d.Name, seed, gate...)
+			if err != nil {
+				v.err = err
+				break
+			}
+			if got.SuiteFailure != "" {
+				v.crashed = append(v.crashed, suite)
+			}
+			failed = append(failed, newFailures(bases[suite], got)...)
 		}
-		v.crashed = got.SuiteFailure != ""
-		v.caught, v.other = judge(newFailures(base, got), d.Catchers, o.badCatchers)
+		if v.err == nil {
+			v.caught, v.other = judge(failed, d.Catchers, o.badCatchers)
+			v.also, v.other = splitOwn(v.other)
+		}
 		o.runs = append(o.runs, v)
 		verdict := "missed"
 		if len(v.caught) > 0 {
 			verdict = "caught by " + strings.Join(v.caught, ", ")
 		}
-		fmt.Fprintf(m.log, "%s on %s, seed %d: %s\n", d.Name, preset, seed, verdict)
+		if v.err != nil {
+			verdict = "error"
+		}
+		fmt.Fprintf(m.log, "%s on %s into %s, seed %d: %s\n", d.Name, preset, strings.Join(o.suites, ","), seed, verdict)
 	}
 	return o
+}
+
+// splitOwn separates the failures on a spec's own assertion from the rest.
+func splitOwn(failed []specResult) (own, rest []specResult) {
+	for _, s := range failed {
+		if s.cause() == causeOwn {
+			own = append(own, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	return own, rest
+}
+
+// splitList splits a comma list, dropping empty entries.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// allSuites lists the suites under root/suites that have test files.
+func allSuites(root string) ([]string, error) {
+	dirs, err := os.ReadDir(filepath.Join(root, "suites"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range dirs {
+		if tests, _ := filepath.Glob(filepath.Join(root, "suites", d.Name(), "*_test.go")); d.IsDir() && len(tests) > 0 {
+			out = append(out, d.Name())
+		}
+	}
+	return out, nil
 }
 
 // unprovenCatchers lists the declared catchers that did not pass in the

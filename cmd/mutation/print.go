@@ -31,6 +31,9 @@ func printResults(stdout, stderr io.Writer, results []outcome) int {
 		fmt.Fprintf(stdout, "%s (%s on %s): %s in %d/%d run(s)\n", o.defect.Name, o.defect.Suite, o.preset, verdict,
 			caughtRuns(o), len(o.runs))
 		fmt.Fprintf(stdout, "  expected: %s\n", strings.Join(o.defect.Catchers, ", "))
+		if len(o.suites) > 0 {
+			fmt.Fprintf(stdout, "  injected into: %s\n", strings.Join(o.suites, ", "))
+		}
 		if o.note != "" {
 			fmt.Fprintf(stdout, "  %s\n", o.note)
 		}
@@ -107,6 +110,9 @@ func describeRun(r runVerdict) string {
 	if len(r.caught) > 0 {
 		parts[0] = "caught by " + strings.Join(r.caught, ", ")
 	}
+	if len(r.also) > 0 {
+		parts = append(parts, "also caught by: "+strings.Join(groupByID(r.also), ", "))
+	}
 	if len(r.other) > 0 {
 		byCause := map[string][]specResult{}
 		var causes []string
@@ -122,20 +128,25 @@ func describeRun(r runVerdict) string {
 			parts = append(parts, fmt.Sprintf("also failed (%s, not counted): %s", c, strings.Join(groupByID(byCause[c]), ", ")))
 		}
 	}
-	if r.crashed {
-		parts = append(parts, "the suite failed as a whole")
+	if len(r.crashed) > 0 {
+		parts = append(parts, "failed as a whole: "+strings.Join(r.crashed, ", "))
 	}
 	return strings.Join(parts, "; ")
 }
 
-// soleCatchers lists the checks that are the only one to catch some defect
-// in its runs ("access.uva-owner is the only catcher of pointer-owner-wrong").
+// soleCatchers lists the checks that are the only one, of every suite the
+// defect was injected into, to catch some defect on their own assertion in
+// its runs ("access.uva-owner is the only catcher of pointer-owner-wrong").
 func soleCatchers(results []outcome) []string {
 	var out []string
 	for _, o := range results {
 		var who []string
 		for _, r := range o.runs {
-			for _, c := range r.caught {
+			ids := slices.Clone(r.caught)
+			for _, s := range r.also {
+				ids = append(ids, s.ID)
+			}
+			for _, c := range ids {
 				if !slices.Contains(who, c) {
 					who = append(who, c)
 				}

@@ -7,14 +7,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/proc"
 	"github.com/p2pconf/p2pconf/harness/report"
 )
 
@@ -38,6 +41,30 @@ type specResult struct {
 	// Inconclusive: the spec ended as an error on purpose (it could not
 	// tell), which is no verdict either way.
 	Inconclusive bool
+	// HelperStep is the step of a helper process that failed, as the
+	// failure quotes it ("" when no helper failed); HelperFailed says one
+	// did (before its first step, HelperStep is empty).
+	HelperStep   string
+	HelperFailed bool
+}
+
+// helperFailure matches how package proc words a helper's failure, with
+// the step it was in.
+var helperFailure = regexp.MustCompile(`helper \S+ (?:failed|timed out|was killed|crashed) (?:in step ("(?:[^"\\]|\\.)*")|before its first step)`)
+
+// failedHelperStep finds a helper failure quoted in msg and the step it
+// failed in.
+func failedHelperStep(msg string) (step string, failed bool) {
+	m := helperFailure.FindStringSubmatch(msg)
+	if m == nil {
+		return "", false
+	}
+	if m[1] != "" {
+		if s, err := strconv.Unquote(m[1]); err == nil {
+			return s, true
+		}
+	}
+	return "", true
 }
 
 // poisonMark is how the fake backend words an error from a context that an
@@ -61,6 +88,8 @@ func (s specResult) cause() string {
 		return "in " + s.FailedIn.String()
 	case s.Poisoned:
 		return "poisoned context"
+	case s.HelperFailed && !strings.HasPrefix(s.HelperStep, proc.CheckStepPrefix):
+		return "helper failed outside its check"
 	}
 	return causeOwn
 }
@@ -207,6 +236,7 @@ func fromSpecReport(sr types.SpecReport, origins map[string]time.Time) specResul
 	s.FailedIn = sr.Failure.FailureNodeType
 	s.Poisoned = inherited(sr, origins)
 	s.Inconclusive = endedAsError(sr)
+	s.HelperStep, s.HelperFailed = failedHelperStep(sr.Failure.Message)
 	msg := sr.Failure.Message
 	if sr.State == types.SpecStatePanicked && sr.Failure.ForwardedPanic != "" {
 		msg = "panic: " + sr.Failure.ForwardedPanic

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/fake"
+	"github.com/p2pconf/p2pconf/harness/proc"
 )
 
 // testdata/report.json was recorded from a four-spec Ginkgo v2.34 suite: a
@@ -264,5 +266,49 @@ func TestPoisonIsInheritedOnlyFromAnEarlierSpec(t *testing.T) {
 	}
 	if f := quotedFaults(helper); len(f) != 1 || f[0] != "GPU0 load at 0x2000: no access" {
 		t.Errorf("quoted faults %q", f)
+	}
+}
+
+// A helper's failure is the spec's own only when the helper failed in its
+// check step; in a setup step it proves nothing about the check.
+func TestHelperFailureCountsOnlyInItsCheckStep(t *testing.T) {
+	at := func(step string) specResult {
+		s := own("access.enable-errors", "0-1")
+		s.HelperStep, s.HelperFailed = failedHelperStep(`the report of helper access.peer-probe: helper access.peer-probe failed in step ` + strconv.Quote(step) + `: boom`)
+		return s
+	}
+	if c := at("fill GPU1's buffer").cause(); c != "helper failed outside its check" {
+		t.Errorf("setup step: cause %q", c)
+	}
+	if c := at(proc.CheckStepPrefix + "kernel on GPU0 reads GPU1's memory").cause(); c != causeOwn {
+		t.Errorf("check step: cause %q", c)
+	}
+	s := own("vmm.fd-export-import", "")
+	s.HelperStep, s.HelperFailed = failedHelperStep("helper vmm.importer crashed before its first step")
+	if !s.HelperFailed || s.cause() == causeOwn {
+		t.Errorf("a helper that crashed before its first step: %+v, cause %q", s, s.cause())
+	}
+	if _, failed := failedHelperStep("an assertion about data"); failed {
+		t.Error("an assertion was read as a helper failure")
+	}
+}
+
+// Specs of other suites that catch a defect on their own assertion are
+// shown and count against a sole catcher.
+func TestAlsoCaughtIsShownAndNotSole(t *testing.T) {
+	d := fake.DefectInfo{Name: "peer-copy-corrupts", Suite: "access", Preset: "h200x2", Catchers: []string{"access.peer-copy"}}
+	o := outcome{defect: d, preset: "h200x2", suites: []string{"access", "ordering"}, runs: []runVerdict{
+		{seed: 1, caught: []string{"access.peer-copy"}, also: []specResult{own("ordering.cross-device-event-handoff", "0-1")}}}}
+	var out, errs bytes.Buffer
+	if code := printResults(&out, &errs, []outcome{o}); code != 0 {
+		t.Errorf("exit %d:\n%s", code, out.String())
+	}
+	for _, want := range []string{"injected into: access, ordering", "also caught by: ordering.cross-device-event-handoff [0-1]"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "only catcher") {
+		t.Errorf("a defect caught by two checks has a sole catcher:\n%s", out.String())
 	}
 }

@@ -67,6 +67,8 @@ type Backend struct {
 	peerRates sync.Map
 	// mm is the Unified Memory model (managed.go).
 	mm managedMachine
+	// ds is what some defects remember between calls (defects_sim.go).
+	ds defectState
 }
 
 type device struct {
@@ -185,6 +187,9 @@ func (b *Backend) DeviceAttribute(d backend.Device, a backend.DeviceAttr) (int, 
 		return 0, cuerr.New(fn, cuerr.InvalidDevice, fmt.Sprintf("device %d", int(d)))
 	}
 	ps := b.preset
+	if a == backend.AttrUnifiedAddressing && b.defects.has(dUVAAttributeZero) {
+		return 0, nil
+	}
 	switch a {
 	case backend.AttrMultiprocessorCount:
 		return ps.sms, nil

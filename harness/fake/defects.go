@@ -78,6 +78,20 @@ const (
 	dSameAddressLoadsReordered
 	dSameAddressStoresReordered
 	dNonAtomicAdd
+	dFDNumberImportKeeps
+	dErrorCountersUnsupported
+	dGlobalTimerStalled
+	dReversePeerAccessTimesOut
+	dPeerCopyUnordered
+	dIPCRefusedOpenKeeps
+	dUVAAttributeZero
+	dPeerBitOpReturnsStale
+	dPeerLoadsNaN
+	dFirstPeerCopyZeros
+	dPeerEnableLate
+	dPeerDisableBothWays
+	dStoreTears
+	dUnalignedCopyDropsTail
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -245,6 +259,51 @@ var defectTable = []struct {
 	{dNonAtomicAdd, DefectInfo{Name: "non-atomic-add", Suite: "ordering", Preset: "single",
 		Description: "a relaxed 32-bit atom.add is performed as a load and, a moment later, a store of the sum, so a store or add of another thread in between is lost",
 		Catchers:    []string{"ordering.litmus"}}},
+	// Defects that passed a vacuous path of a check before it was closed.
+	{dFDNumberImportKeeps, DefectInfo{Name: "fd-number-import-keeps-reference", Suite: "vmm", Preset: "h200x2",
+		Description: "cuMemImportFromShareableHandle given a number that is no descriptor of the importer looks the number up in its parent process (as pidfd_getfd would), takes a reference to that allocation, and still fails: the importer maps nothing and says so, but the exporter's released memory is never freed while the importer runs",
+		Catchers:    []string{"vmm.fd-number-is-not-a-handle"}}},
+	{dErrorCountersUnsupported, DefectInfo{Name: "nvml-error-counters-unsupported", Suite: "health", Preset: "h200x2",
+		Description: "NVML answers NOT_SUPPORTED for the PCIe replay counter and every NVLink error counter (as drivers without the calls do, nvidia-resiliency-ext PR#302), so a window compares no counter at all",
+		Catchers:    []string{"health.link-errors"}}},
+	{dGlobalTimerStalled, DefectInfo{Name: "globaltimer-stalled", Suite: "ordering", Preset: "h200x2",
+		Description: "%globaltimer does not advance within a kernel, so a delay kernel spins into its iteration cap: the slow producer the handoff checks rely on never lags",
+		Catchers:    []string{"ordering.cross-device-event-handoff", "ordering.source-reuse-after-completion"}}},
+	{dReversePeerAccessTimesOut, DefectInfo{Name: "reverse-peer-access-times-out", Suite: "access", Preset: "h200x2",
+		Description: "enabling peer access A→B also maps A's memory for B's kernels (as peer-enable-both-ways), and a kernel on B touching it is killed with CUDA_ERROR_LAUNCH_TIMEOUT: a failure, but not a fault on the access",
+		Catchers:    []string{"access.enable-is-directional"}}},
+	{dPeerCopyUnordered, DefectInfo{Name: "peer-copy-ignores-stream-order", Suite: "ordering", Preset: "h200x2",
+		Description: "cuMemcpyPeerAsync and cuMemcpyAsync between two GPUs' memory move the data when called, ahead of the work queued before them on their stream; work queued after them still waits",
+		Catchers:    []string{"ordering.submission-is-not-completion", "ordering.cross-device-event-handoff"}}},
+	{dIPCRefusedOpenKeeps, DefectInfo{Name: "ipc-refused-open-keeps-mapping", Suite: "ipc", Preset: "h200x2",
+		Description: "cuIpcOpenMemHandle in the exporting process fails with INVALID_CONTEXT and returns no pointer, but keeps a mapping of the allocation, so cuMemFree does not free it",
+		Catchers:    []string{"ipc.same-process-open-rejected"}}},
+	{dUVAAttributeZero, DefectInfo{Name: "uva-attribute-zero", Suite: "access", Preset: "h200x2",
+		Description: "cuDeviceGetAttribute(UNIFIED_ADDRESSING) answers 0 on every GPU of a 64-bit process, while addresses stay unified",
+		Catchers:    []string{"access.host-mapped"}}},
+
+	// More defects modelled on driver bugs users have reported.
+	{dPeerBitOpReturnsStale, DefectInfo{Name: "peer-bitop-returns-stale", Suite: "atomics", Preset: "h200x2",
+		Description: "every 16th atom.and/or/xor by one GPU on another GPU's memory applies its operation but returns the word as it was before the previous operation on it (a fetch served apart from the op, the shape of ROCm/clr#285); final values stay exact",
+		Catchers:    []string{"atomics.concurrent-sys-rmw"}}},
+	{dPeerLoadsNaN, DefectInfo{Name: "sm-peer-loads-nan", Suite: "access", Preset: "h200x2",
+		Description: "kernel loads from another GPU's cuMemAlloc memory read a NaN (0x7FC00000 in every 32-bit word) while peer stores, atomics, copies and the owner's own loads work (nvbandwidth#19: only the SM read cases fail)",
+		Catchers:    []string{"access.kernel-remote-read"}}},
+	{dFirstPeerCopyZeros, DefectInfo{Name: "first-peer-copy-zeros", Suite: "access", Preset: "h200x2",
+		Description: "the first copy between two GPUs' memory after cuCtxEnablePeerAccess between them writes zeros instead of the data; later copies work (pytorch#87363: the first transfer after boot is zeros)",
+		Catchers:    []string{"access.peer-copy"}}},
+	{dPeerEnableLate, DefectInfo{Name: "peer-enable-takes-effect-late", Suite: "access", Preset: "h200x2",
+		Description: "for 100 ms after cuCtxEnablePeerAccess A→B returns, the mapping is not live yet: kernels on A read zeros from B's memory and their stores there vanish, with no error (users reported needing a 100 ms sleep after enabling peer access)",
+		Catchers:    []string{"access.kernel-remote-read", "access.kernel-remote-write"}}},
+	{dPeerDisableBothWays, DefectInfo{Name: "peer-disable-both-ways", Suite: "access", Preset: "h200x2",
+		Description: "cuCtxDisablePeerAccess A→B also disables B→A: B's kernels fault on A's memory, and disabling B→A then fails with PEER_ACCESS_NOT_ENABLED (peer-access lifecycle bugs under enable/disable cycles, field failures mode 15)",
+		Catchers:    []string{"access.disable-is-directional"}}},
+	{dStoreTears, DefectInfo{Name: "store-tears", Suite: "ordering", Preset: "h200x2",
+		Description: "an aligned 64-bit kernel store into another GPU's memory or into pinned host memory lands as two 32-bit halves, one after the other, so a concurrent reader can load half of one value and half of the next (torn flag-and-data words, as in vllm PR#2760; field failures mode 14)",
+		Catchers:    []string{"ordering.store-tearing"}}},
+	{dUnalignedCopyDropsTail, DefectInfo{Name: "unaligned-copy-drops-tail", Suite: "access", Preset: "h200x2",
+		Description: "copies between device memory (cuMemcpyAsync within a GPU, cuMemcpyPeerAsync and cuMemcpyAsync between GPUs) whose byte count is not a multiple of 4 leave the last ByteCount mod 4 bytes unwritten, as a copy engine's word path without its byte tail would; the call and the stream report success",
+		Catchers:    []string{"access.peer-copy", "access.local-copy"}}},
 }
 
 // Defects lists every injectable defect.

@@ -39,4 +39,25 @@
 //     run their descriptor's Sim with this package's Grid and Thread. Memory
 //     is sequentially consistent (sync/atomic on the shared bytes) unless a
 //     defect says otherwise.
+//
+// # Adding a defect
+//
+//  1. Append a bit at the end of the defect constants and an entry at the
+//     end of defectTable in defects.go (merges stay easy): a name, the
+//     suite that owns it, the preset where it shows, what goes wrong (a
+//     driver bug people have reported, with its source where there is one)
+//     and the check IDs that must catch it, from the catalogue
+//     (harness/checks) of the owning suite.
+//  2. Make the backend misbehave where the driver would, behind
+//     b.defects.has(bit); state the defect must remember between calls
+//     goes in defectState (defects_sim.go), not in Backend.
+//  3. Add its probe to the symptoms table (defects_test.go, or an init in
+//     another _test.go file): a few backend calls that report whether the
+//     wrong behaviour shows. TestEachDefectShowsAlone runs it on the preset
+//     clean (it must not show) and with the defect alone (it must).
+//  4. Run `go run ./cmd/mutation -defects <name> -runs 1` (add -into own
+//     for a quick look at the owning suite alone): every declared catcher
+//     must fail on its own assertion in every run. The report also lists
+//     every other spec that caught it and whether one check is its only
+//     catcher.
 package fake

@@ -114,12 +114,15 @@ func (b *Backend) addHealth(d *mock.Device, i int, links []int) {
 		if ret := linkCall(l); ret != nvml.SUCCESS {
 			return 0, ret
 		}
-		if c > nvml.NVLINK_ERROR_DL_CRC_DATA {
+		if c > nvml.NVLINK_ERROR_DL_CRC_DATA || b.defects.has(dErrorCountersUnsupported) {
 			return 0, nvml.ERROR_NOT_SUPPORTED
 		}
 		return h.linkErrors[i][l][c].Load(), nvml.SUCCESS
 	}
 	d.GetPcieReplayCounterFunc = func() (int, nvml.Return) {
+		if b.defects.has(dErrorCountersUnsupported) {
+			return 0, nvml.ERROR_NOT_SUPPORTED
+		}
 		if i == 0 {
 			return 1, nvml.SUCCESS
 		}

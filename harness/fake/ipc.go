@@ -98,6 +98,9 @@ func (b *Backend) IPCOpenMemHandle(d backend.Device, raw backend.IPCHandle) (bac
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if o := b.objects[h.id]; o != nil && o.local && !b.defects.has(dIPCSameProcessOpen) {
+		if b.defects.has(dIPCRefusedOpenKeeps) {
+			b.keep(o)
+		}
 		return 0, errf(fn, cuerr.InvalidContext, "the handle was exported by this process")
 	}
 	key := ipcKey{h.id, int(d)}

@@ -4,6 +4,7 @@
 package fake
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -117,8 +118,13 @@ type grid struct {
 
 func (g *grid) Shape() (grid, block kernels.Dim3) { return g.gdim, g.bdim }
 func (g *grid) Device() int                       { return g.dev }
-func (g *grid) Now() time.Duration                { return time.Since(g.start) }
-func (g *grid) Pause()                            { runtime.Gosched() }
+func (g *grid) Now() time.Duration {
+	if g.b.defects.has(dGlobalTimerStalled) {
+		return 0
+	}
+	return time.Since(g.start)
+}
+func (g *grid) Pause() { runtime.Gosched() }
 
 // Threads runs f for logical threads 0..n-1 (see MaxThreads) and returns
 // the first error, the kernel's fault first.
@@ -171,7 +177,12 @@ func (g *grid) Read(addr uint64, n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mode != modePhantom {
+	switch mode {
+	case modeNaN:
+		for i := 0; i+4 <= n; i += 4 {
+			binary.LittleEndian.PutUint32(out[i:], nanWord)
+		}
+	case modeOK:
 		copy(out, r.mem[addr-r.base:])
 	}
 	return out, nil
@@ -196,7 +207,11 @@ const (
 	modeOK      accessMode = iota
 	modePhantom            // the link does not work: loads read 0, stores vanish
 	modeDrop               // this store is dropped (peer-store-dropped)
+	modeNaN                // this load reads NaNs (sm-peer-loads-nan)
 )
+
+// nanWord is what a load reads under sm-peer-loads-nan, in every 32-bit word.
+const nanWord = 0x7FC00000
 
 // resolve checks that the launching GPU may touch [addr, addr+n) and
 // returns the region. Anything else is a fault: it is recorded for the
@@ -233,6 +248,11 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 		if d != r.phys && g.b.defects.has(dPeerEnableMissesEarlier) && g.b.allocBeforeEnable(r, d) {
 			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: GPU%d's allocation made before peer access GPU%d→GPU%d was enabled", d, what, addr, r.phys, d, r.phys)
 		}
+		if d != r.phys && g.b.defects.has(dReversePeerAccessTimesOut) {
+			if _, rev := g.b.ds.reverse.Load([2]int{d, r.phys}); rev {
+				return nil, 0, g.raise(cuerr.LaunchTimeout, "GPU%d %s at 0x%x: GPU%d's memory, mapped only by the enable GPU%d→GPU%d", d, what, addr, r.phys, r.phys, d)
+			}
+		}
 	case kindIPC:
 		if d != r.ctx {
 			return nil, 0, g.raise(cuerr.IllegalAddress, "GPU%d %s at 0x%x: IPC mapping opened in GPU%d's context", d, what, addr, r.ctx)
@@ -256,6 +276,8 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 	switch {
 	case r.phys >= 0 && r.phys != d && !g.b.pairs[d][r.phys].p2p:
 		return r, modePhantom, nil
+	case r.kind == kindAlloc && r.phys != d && g.b.enableTooRecent(d, r.phys):
+		return r, modePhantom, nil
 	case write && d == 0 && r.phys == 1 && g.b.defects.has(dPeerStoreDropped):
 		return r, modeDrop, nil
 	case write && r.kind == kindIPC && g.b.defects.has(dIPCImportWritesDropped):
@@ -264,6 +286,8 @@ func (g *grid) resolve(t *thread, addr, n, align uint64, write bool) (*region, a
 		return r, modeDrop, nil
 	case write && r.kind == kindHost && d == 1 && g.b.defects.has(dHostMappedWritesDropped):
 		return r, modeDrop, nil
+	case !write && r.kind == kindAlloc && r.phys != d && g.b.defects.has(dPeerLoadsNaN):
+		return r, modeNaN, nil
 	}
 	return r, modeOK, nil
 }

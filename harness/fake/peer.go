@@ -148,9 +148,14 @@ func (b *Backend) EnablePeerAccess(accessor, owner backend.Device) error {
 	b.peerAPI[a][o] = true
 	b.enabledAt[a][o] = b.allocSeq
 	b.access[a][o].Store(true)
-	if b.defects.has(dPeerEnableBothWays) {
+	if b.defects.has(dPeerEnableBothWays) || b.defects.has(dReversePeerAccessTimesOut) {
 		b.access[o][a].Store(true)
 	}
+	if b.defects.has(dReversePeerAccessTimesOut) && !b.peerAPI[o][a] {
+		b.ds.reverse.Store([2]int{o, a}, true)
+	}
+	b.ds.reverse.Delete([2]int{a, o})
+	b.noteEnable(a, o)
 	return nil
 }
 
@@ -173,9 +178,14 @@ func (b *Backend) DisablePeerAccess(accessor, owner backend.Device) error {
 	if b.defects.has(dPeerDisableIgnored) {
 		return nil
 	}
+	if b.defects.has(dPeerDisableBothWays) {
+		b.peerAPI[o][a] = false
+		b.access[o][a].Store(false)
+	}
 	b.access[a][o].Store(false)
-	if b.defects.has(dPeerEnableBothWays) {
+	if b.defects.has(dPeerEnableBothWays) || b.defects.has(dReversePeerAccessTimesOut) {
 		b.access[o][a].Store(b.peerAPI[o][a])
+		b.ds.reverse.Delete([2]int{o, a})
 	}
 	return nil
 }

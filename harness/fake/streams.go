@@ -189,10 +189,15 @@ func (b *Backend) copyAsync(fn string, st *stream, dst uint64, dstDev int, src u
 		return dr, dm, sr, sm, nil
 	}
 	b.enter()
-	_, _, _, _, err := check()
+	dr, _, sr, _, err := check()
 	b.exit()
 	if err != nil {
 		return err
+	}
+	if b.defects.has(dPeerCopyUnordered) && dr.phys >= 0 && sr.phys >= 0 && dr.phys != sr.phys {
+		// The copy runs now, ahead of what is queued before it.
+		b.runCopy(st, check, n)
+		return nil
 	}
 	st.enqueue(func() {
 		start := time.Now()
@@ -224,6 +229,10 @@ func (b *Backend) runCopy(st *stream, check func() (*region, []byte, *region, []
 		// the copy writes nothing
 	case b.defects.has(dCopySizeCap) && peer && n > copySizeCap:
 		copy(dm[:copySizeCap], sm[:copySizeCap])
+	case b.defects.has(dFirstPeerCopyZeros) && peer && b.firstPeerCopy(dr.phys, sr.phys):
+		clear(dm)
+	case b.defects.has(dUnalignedCopyDropsTail) && dr.phys >= 0 && sr.phys >= 0 && n%4 != 0:
+		copy(dm[:n-n%4], sm[:n-n%4])
 	default:
 		copy(dm, sm)
 	}

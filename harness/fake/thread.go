@@ -6,6 +6,7 @@ package fake
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -160,8 +161,14 @@ func (t *thread) Load(addr uint64, ty kernels.Type, sem kernels.Sem, sc kernels.
 	if err != nil {
 		return 0, err
 	}
-	if mode == modePhantom {
+	switch mode {
+	case modePhantom:
 		return 0, nil
+	case modeNaN:
+		if size == 4 {
+			return nanWord, nil
+		}
+		return nanWord | nanWord<<32, nil
 	}
 	off := addr - r.base
 	if v, ok := t.forward(r, off, size); ok {
@@ -198,6 +205,13 @@ func (t *thread) Store(addr uint64, ty kernels.Type, v uint64, sem kernels.Sem, 
 	t.landLate()
 	if t.buffered() && (sem == kernels.Weak || sem == kernels.Relaxed) {
 		t.sb = append(t.sb, sbEntry{r: r, off: off, size: size, v: v, at: time.Now()})
+		return nil
+	}
+	if size == 8 && (r.kind == kindHost || (r.phys >= 0 && r.phys != t.g.dev)) && t.g.b.defects.has(dStoreTears) {
+		// Two halves, with time between them for a reader to see one.
+		store(r, off, 4, v&0xFFFFFFFF)
+		runtime.Gosched()
+		store(r, off+4, 4, v>>32)
 		return nil
 	}
 	store(r, off, size, v)
@@ -269,6 +283,9 @@ func (t *thread) atomic(op kernels.AtomOp, ty kernels.Type, sem kernels.Sem, r *
 		old := load(r, off, size)
 		nv, write := apply(op, ty, old, bv, cv)
 		if !write || lose || cas(r, off, size, old, nv) {
+			if remote && (op == kernels.OpAnd || op == kernels.OpOr || op == kernels.OpXor) && b.defects.has(dPeerBitOpReturnsStale) {
+				return b.staleOld(r.base+off, old)
+			}
 			return old
 		}
 	}

@@ -301,12 +301,14 @@ func (b *Backend) ImportFD(d backend.Device, fd int) (backend.AllocHandle, error
 	}
 	target, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
 	if err != nil || fd < 0 {
+		b.keepParentFD(fn, fd)
 		return 0, errf(fn, cuerr.Unknown, "%d is not an open file descriptor in this process", fd)
 	}
 	path := filepath.Join(b.state.root, "mem", filepath.Base(target))
 	var got, want syscall.Stat_t
 	_, kind, _, ok := parseMemName(filepath.Base(target))
 	if !ok || kind != 'v' || syscall.Fstat(fd, &got) != nil || syscall.Stat(path, &want) != nil || got.Ino != want.Ino || got.Dev != want.Dev {
+		b.keepParentFD(fn, fd)
 		return 0, errf(fn, cuerr.InvalidValue, "descriptor %d (%s) is not an exported allocation", fd, target)
 	}
 	b.mu.Lock()
@@ -363,4 +365,33 @@ func (b *Backend) ImportFabric(d backend.Device, fh backend.FabricHandle) (backe
 	o.refs++
 	o.handleTypes |= backend.HandleFabric
 	return b.newHandle(o), nil
+}
+
+// keepParentFD is fd-number-import-keeps-reference: a number that is no
+// allocation's descriptor here is looked up among the parent process's
+// descriptors, and an allocation found there gets a reference that nothing
+// drops while this process lives.
+func (b *Backend) keepParentFD(fn string, fd int) {
+	if !b.defects.has(dFDNumberImportKeeps) || fd < 0 {
+		return
+	}
+	target, err := parentFD(fd)
+	if err != nil {
+		return
+	}
+	if _, kind, _, ok := parseMemName(filepath.Base(target)); !ok || kind != 'v' {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if o, err := b.openObject(fn, filepath.Join(b.state.root, "mem", filepath.Base(target))); err == nil {
+		b.keep(o)
+	}
+}
+
+// parentFD names what descriptor fd of the parent process (the exporter
+// that started this helper) refers to; a variable so the defect's probe can
+// stand in for a parent.
+var parentFD = func(fd int) (string, error) {
+	return os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", os.Getppid(), fd))
 }

@@ -141,6 +141,24 @@ func TestDiffCountsIncreasesOnly(t *testing.T) {
 	}
 }
 
+// PairCompared names the counters on the pair's path readable at both ends;
+// where NVML answers NOT_SUPPORTED for all of them, nothing was compared.
+func TestPairComparedListsWhatWasReadable(t *testing.T) {
+	before := take(t, gpuMock{links: 4, peerBus: 0x43, version: 6, pcie: 1}, "GPU0")
+	after := take(t, gpuMock{links: 4, peerBus: 0x43, version: 6, pcie: 3}, "GPU0")
+	got := PairCompared(before, after, "0000:99:00.0")
+	if len(got) != 1 || got[0] != "GPU0 pcie replay" {
+		t.Errorf("with a peer no link reaches, only PCIe replay is on the path: %v", got)
+	}
+	if n := len(PairCompared(before, after, "0000:43:00.0")); n <= 1 {
+		t.Errorf("the links to the peer add their counters: %d compared", n)
+	}
+	before.PCIeReplay, after.PCIeReplay = Reading{Unsupported: true}, Reading{Unsupported: true}
+	if got := PairCompared(before, after, "0000:99:00.0"); len(got) != 0 {
+		t.Errorf("an unsupported counter was compared: %v", got)
+	}
+}
+
 func TestJudgeLinks(t *testing.T) {
 	speed := Reading{N: 26562}
 	a := take(t, gpuMock{links: 18, peerBus: 0x43, version: 6}, "GPU0")

@@ -261,6 +261,19 @@ func Diff(before, after Snapshot) []Increase {
 // the GPU at peer (a PCI bus ID): the PCIe replay counter, and the error
 // counters of s's links whose far end is the peer or an NVSwitch.
 func PairIncreases(incs []Increase, s Snapshot, peer string) []Increase {
+	onPath := pairPath(s, peer)
+	var out []Increase
+	for _, i := range incs {
+		if onPath[i.Counter] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// pairPath names the counters of s that concern the pair of s's GPU and
+// the GPU at peer (PairIncreases).
+func pairPath(s Snapshot, peer string) map[string]bool {
 	want, _ := topology.ParsePCIBusID(peer)
 	onPath := map[string]bool{"pcie replay": true}
 	for _, l := range s.Links {
@@ -271,11 +284,23 @@ func PairIncreases(incs []Increase, s Snapshot, peer string) []Increase {
 			}
 		}
 	}
-	var out []Increase
-	for _, i := range incs {
-		if onPath[i.Counter] {
-			out = append(out, i)
+	return onPath
+}
+
+// PairCompared lists, sorted, the counters of the pair's path
+// (PairIncreases) that NVML answered at both ends of the window: the only
+// ones whose increase Diff can see. An empty list means the window was
+// compared on nothing, which no verdict may rest on.
+func PairCompared(before, after Snapshot, peer string) []string {
+	b := before.Counters()
+	var out []string
+	for name := range pairPath(after, peer) {
+		a, ok := after.Counters()[name]
+		p, okB := b[name]
+		if ok && okB && !a.Unsupported && !p.Unsupported {
+			out = append(out, after.GPU+" "+name)
 		}
 	}
+	sort.Strings(out)
 	return out
 }

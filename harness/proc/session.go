@@ -22,6 +22,16 @@ type Session struct {
 // connection that is gone is noticed by the next reply, not here.
 func (s *Session) Step(name string) { _ = s.c.step(name) }
 
+// CheckStepPrefix starts the name of a step that is the check itself (the
+// access whose outcome the spec judges), as opposed to setting it up.
+const CheckStepPrefix = "check: "
+
+// CheckStep is Step for the step that is the spec's check: a helper that
+// fails there failed on what the spec is about, which `go run
+// ./cmd/mutation` counts as the spec's own failure; a failure in any other
+// step only says the helper could not set the check up.
+func (s *Session) CheckStep(name string) { s.Step(CheckStepPrefix + name) }
+
 // Deadline is when the helper is stopped; the ctx handed to the role ends
 // then.
 func (s *Session) Deadline() time.Time { return s.c.deadline }

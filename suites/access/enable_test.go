@@ -26,9 +26,11 @@ var _ = Describe("access:", func() {
 			ID: access.enable-is-directional
 			Requirement: after cuCtxEnablePeerAccess for A→B only, a kernel on A
 			MUST read and write B's buffer correctly, and a kernel on B that
-			dereferences A's buffer MUST NOT succeed (in a helper process; the
-			code is recorded, observed 700 ILLEGAL_ADDRESS); this process's
-			contexts on A and B MUST stay healthy.
+			dereferences A's buffer MUST fault on the access (in a helper
+			process) with CUDA_ERROR_ILLEGAL_ADDRESS or CUDA_ERROR_LAUNCH_FAILED,
+			the codes the documentation gives for a load or store on an address
+			the kernel may not use (the code is recorded, observed 700); this
+			process's contexts on A and B MUST stay healthy.
 			Source: CUDA Driver API cuCtxEnablePeerAccess ("unidirectional");
 			observed on 2× H200.
 			Applies to: pairs where cuDeviceCanAccessPeer(A, B)=1.
@@ -52,7 +54,8 @@ var _ = Describe("access:", func() {
 			Requirement: disabling peer access A→B while it is not enabled MUST
 			fail with PEER_ACCESS_NOT_ENABLED (705); enabling A→B a second time
 			MUST fail with PEER_ACCESS_ALREADY_ENABLED (704); after disabling,
-			a kernel on A that reads B's memory MUST NOT succeed (in a helper
+			a kernel on A that reads B's memory MUST fault on the access with
+			CUDA_ERROR_ILLEGAL_ADDRESS or CUDA_ERROR_LAUNCH_FAILED (in a helper
 			process, where the same read worked before the disable); this
 			process's contexts stay healthy.
 			Source: CUDA Driver API cuCtxEnablePeerAccess, cuCtxDisablePeerAccess

@@ -74,7 +74,9 @@ func (p peerProbe) Serve(ctx context.Context, s *harness.RoleSession, req probeR
 	}
 	var rep probeRep
 	if req.Before {
-		s.Step(fmt.Sprintf("kernel on GPU%d reads GPU%d's memory before the disable", acc, own))
+		// The spec asserts this read too (it must work), so it is part of
+		// the check, not its setup.
+		s.CheckStep(fmt.Sprintf("kernel on GPU%d reads GPU%d's memory before the disable", acc, own))
 		v, err := wa.Verify(ctx, buf, n, req.Seed)
 		if err != nil {
 			return rep, fmt.Errorf("kernel on GPU%d reading GPU%d's memory with peer access enabled: %w", acc, own, err)
@@ -87,7 +89,7 @@ func (p peerProbe) Serve(ctx context.Context, s *harness.RoleSession, req probeR
 			return rep, fmt.Errorf("disable peer access GPU%d→GPU%d: %w", d[0], d[1], err)
 		}
 	}
-	s.Step(fmt.Sprintf("probe: kernel on GPU%d reads GPU%d's memory", acc, own))
+	s.CheckStep(fmt.Sprintf("kernel on GPU%d reads GPU%d's memory", acc, own))
 	if rep.Data, err = wa.Verify(ctx, buf, n, req.Seed); err != nil {
 		rep.Data = harness.Verdict{}
 		if err := rep.Record(err); err != nil {
@@ -138,10 +140,15 @@ func probe(ctx context.Context, h *harness.Harness, req probeReq) probeRep {
 	return rep
 }
 
-// expectNoAccess asserts that the probe did not succeed and records the code
-// the driver gave (the documentation does not fix it).
+// expectNoAccess asserts that the probe's kernel faulted on the access with
+// one of the codes the CUDA documentation gives for a kernel dereferencing
+// memory it may not access (harness.AccessFaultCodes), and records the
+// code. Any other failure (a launch refused, a timeout) is not "no access":
+// it says nothing about the access the check is about.
 func expectNoAccess(rep probeRep, what string) {
 	GinkgoHelper()
 	harness.Finding(what, cuerr.Result(rep.Code).Error(), rep.Error)
-	Expect(rep.Code).NotTo(BeZero(), "%s: want a failure (e.g. CUDA_ERROR_ILLEGAL_ADDRESS), but %s", what, rep)
+	Expect(rep.Code).NotTo(BeZero(), "%s: want a fault (%s), but %s", what, harness.AccessFaultList(), rep)
+	Expect(harness.IsAccessFault(rep.Code)).To(BeTrue(), "%s: want a fault (%s), but %s: a failure for another reason says nothing about the access",
+		what, harness.AccessFaultList(), rep)
 }

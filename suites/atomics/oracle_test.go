@@ -90,6 +90,66 @@ func (p plan) checkWord(v *verdict, w uint64, ks []uint64, o outcome) {
 	default:
 		p.wantFinal(v, w, final, p.fold(p.init, operands), len(ks))
 		p.checkReturned(v, w, olds, operands, final)
+		if p.op.Op == kernels.OpAnd || p.op.Op == kernels.OpOr || p.op.Op == kernels.OpXor {
+			p.checkChain(v, w, olds, operands, final)
+		}
+	}
+}
+
+// checkChain checks that the values and, or and xor returned can be put in
+// one order in which each op read what the op before it left: the first
+// read the initial value, op k left op(olds[k], operand k), and the last
+// left the final value. Seen as a graph whose edges are the ops (from the
+// value an op read to the value it left), that order is a trail through
+// every edge from the initial value to the final one, which exists exactly
+// when every value is left as often as it is reached (the initial value
+// once more, the final once less) and every op is connected to the initial
+// value. A returned value that is stale (the word as it was before another
+// op) or an op applied twice breaks it, where the final value alone
+// (commutative ops) shows nothing.
+func (p plan) checkChain(v *verdict, w uint64, olds, operands []uint64, final uint64) {
+	balance := map[uint64]int{p.init: 1}
+	balance[final]--
+	parent := map[uint64]uint64{}
+	find := func(x uint64) uint64 {
+		for {
+			up, ok := parent[x]
+			if !ok || up == x {
+				return x
+			}
+			if upup, ok := parent[up]; ok {
+				parent[x] = upup // path halving
+			}
+			x = up
+		}
+	}
+	for k, old := range olds {
+		to := p.fold(old, operands[k:k+1])
+		balance[old]--
+		balance[to]++
+		if a, b := find(old), find(to); a != b {
+			parent[a] = b
+		}
+	}
+	unbalanced, example := 0, uint64(0)
+	for val, d := range balance {
+		if d != 0 {
+			if unbalanced == 0 || val < example {
+				example = val
+			}
+			unbalanced++
+		}
+	}
+	apart := 0
+	root := find(p.init)
+	for _, old := range olds {
+		if find(old) != root {
+			apart++
+		}
+	}
+	if unbalanced > 0 || apart > 0 {
+		v.add(max(1, unbalanced/2, apart), "%s word %d: the %d returned values cannot be ordered into one sequence of atomic %s from 0x%x to the final 0x%x (%d values read and left unequally often, e.g. 0x%x; %d ops apart from the initial value)",
+			p.op.Name, w, len(olds), p.op.Name, p.init, final, unbalanced, example, apart)
 	}
 }
 
@@ -115,7 +175,7 @@ func (p plan) sameValues(v *verdict, w uint64, what string, got, want []uint64) 
 // checkReturned checks the values min, max and the bit operations returned:
 // each is the initial value or an operand of this word that is not beyond
 // the final value (min/max), or does not yet carry the op's own bit
-// (and/or); xor returns are not determined.
+// (and/or); xor returns are checked only by checkChain.
 func (p plan) checkReturned(v *verdict, w uint64, olds, operands []uint64, final uint64) {
 	valid := append([]uint64{p.init}, operands...)
 	slices.Sort(valid)

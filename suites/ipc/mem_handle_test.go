@@ -110,7 +110,8 @@ var _ = Describe("ipc: a 64-byte memory handle", func() {
 		/*
 			ID: ipc.same-process-open-rejected
 			Requirement: cuIpcOpenMemHandle of a handle in the process that
-			exported it MUST fail, and nothing is mapped.
+			exported it MUST fail, return no pointer and keep nothing of the
+			allocation: once it is freed, free memory returns to its baseline.
 			Source: CUDA Runtime API cudaIpcOpenMemHandle ("cannot be opened in
 			the process that exported it"); observed on H200: 201 INVALID_CONTEXT.
 			Applies to: every GPU with UNIFIED_ADDRESSING=1.
@@ -118,8 +119,10 @@ var _ = Describe("ipc: a 64-byte memory handle", func() {
 		It(fmt.Sprintf("of %s cannot be opened in the process that exported it", g),
 			harness.GPULabels("ipc.same-process-open-rejected", g), func(ctx SpecContext) {
 				requireIPC(h, g)
-				p := h.Alloc(g, ipcBytes)
-				hnd := h.IPCMemHandle(g, p)
+				warmUp(ctx, h, h.GPUWork(g), g)
+				baseline := h.FreeMemory(g)
+				mem := h.AllocFreeable(g, ipcBytes)
+				hnd := h.IPCMemHandle(g, mem.Ptr)
 
 				By("opening the handle in this, the exporting, process")
 				var ptr harness.DevicePtr
@@ -133,6 +136,12 @@ var _ = Describe("ipc: a 64-byte memory handle", func() {
 				harness.Finding("cuIpcOpenMemHandle in the exporting process", harness.CodeOf(err), g.String())
 				Expect(err).To(harness.BeCUDAError(), "cuIpcOpenMemHandle in the exporting process on %s returned 0x%x", g, uint64(ptr))
 				Expect(uint64(ptr)).To(BeZero(), "pointer returned by the refused cuIpcOpenMemHandle on %s", g)
+
+				// The returned pointer cannot show a mapping the refused call
+				// kept; the memory can.
+				By("freeing the allocation: the refused open must hold nothing of it")
+				mem.Free()
+				h.ExpectFreeMemoryBackTo(ctx, g, baseline, "a refused cuIpcOpenMemHandle in the exporting process, then cuMemFree")
 			}, harness.Timeout(0.5))
 	}
 })

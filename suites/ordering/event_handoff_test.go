@@ -120,6 +120,17 @@ func (e *eventHandoff) trial(ctx context.Context, h *harness.Harness, seed uint3
 	for _, s := range []harness.Stream{e.cons, e.copier, e.prod} {
 		h.MustWait(ctx, s, "event handoff "+p.String())
 	}
+	expectDelayElapsed(h, p.A, e.delayStatus, producerLag)
 	res := h.Download(p.B, e.result, 2)
 	return res[0], res[1]
+}
+
+// expectDelayElapsed requires that the kernels.Delay kernel whose status
+// word is status on g waited its whole delay: a slow producer is what makes
+// a missing wait show, so a trial without one tested nothing.
+func expectDelayElapsed(h *harness.Harness, g harness.GPU, status harness.DevicePtr, delay time.Duration) {
+	GinkgoHelper()
+	Expect(h.Download(g, status, 1)[0]).To(Equal(kernels.DelayElapsed),
+		"the %s delay kernel on %s (status %d elapsed, %d iteration cap hit first, 0 never ran): without the slow producer the trial tests no ordering",
+		delay, g, kernels.DelayElapsed, kernels.DelayCapped)
 }

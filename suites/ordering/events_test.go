@@ -5,6 +5,7 @@ package ordering_test
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -31,8 +32,10 @@ var _ = Describe("ordering: the CUDA driver", func() {
 		ID: ordering.submission-is-not-completion
 		Requirement: an asynchronous copy queued behind a running kernel MUST
 		NOT be complete when the call returns: an event recorded after it
-		reports CUDA_ERROR_NOT_READY (600) from cuEventQuery, and reports
-		success once the stream's work is done, with the data copied. The
+		reports CUDA_ERROR_NOT_READY (600) from cuEventQuery and the
+		destination, read meanwhile, still holds its poison; the event
+		reports success once the stream's work is done, with the data
+		copied. The
 		kernel waits until the host releases it through a flag in mapped
 		pinned memory, which the host sets only after its query, so the
 		outcome does not depend on how soon the host thread runs.
@@ -63,6 +66,10 @@ var _ = Describe("ordering: the CUDA driver", func() {
 		copyFn(s, to, from, 4*handoffWords)
 		h.RecordEvent(done, s)
 		early := h.Raw(func(d harness.Driver) error { return d.EventQuery(done) })
+		// The copy is queued behind the held kernel: its destination must
+		// still hold the poison (the fixture's streams do not block on
+		// each other, so this read does not wait for the kernel).
+		beforeRelease := h.Download(dst, to, handoffWords)
 
 		By("releasing the kernel, waiting for the event, then querying it again")
 		release()
@@ -76,6 +83,8 @@ var _ = Describe("ordering: the CUDA driver", func() {
 		Expect(st[0]).To(Equal(kernels.WaitReleaseSeen),
 			"the kernel holding %s's stream ended with status %d after %d polls (1 released, 2 waited %s without seeing the host's release, 3 poll cap hit)", src, st[0], st[1], releaseWait)
 		Expect(h.Raw(func(d harness.Driver) error { return d.EventQuery(done) })).To(Succeed(), "cuEventQuery after the event completed (%s→%s)", src, dst)
+		Expect(beforeRelease).To(harness.EqualWords(slices.Repeat([]uint32{harness.Poison}, handoffWords)),
+			"destination on %s read while the kernel queued before the copy %s→%s still held the stream: the copy ran before it", dst, src, dst)
 		Expect(h.Download(dst, to, handoffWords)).To(harness.EqualWords(words), "data copied %s→%s", src, dst)
 	}
 
@@ -155,6 +164,7 @@ var _ = Describe("ordering: the CUDA driver", func() {
 				By(fmt.Sprintf("overwriting the source on %s", p.A))
 				h.Fill(p.A, src, harness.Poison, handoffWords)
 				h.MustWait(ctx, s, "the copy's stream")
+				expectDelayElapsed(h, p.A, status, producerLag)
 				Expect(h.Download(p.B, dst, handoffWords)).To(harness.EqualWords(old),
 					"%s's copy of %s's data after the source was overwritten once the copy's event had completed", p.B, p.A)
 			}, harness.Timeout(0.25))

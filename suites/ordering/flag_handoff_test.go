@@ -5,6 +5,8 @@ package ordering_test
 
 import (
 	"fmt"
+	"math"
+	"os"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -31,6 +33,7 @@ var (
 var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 	h := harness.New()
 	budget := harness.RunConfig().LitmusBudget
+	evidence := handoffEvidence()
 
 	for _, p := range harness.Pairs() {
 		for _, v := range mpConf {
@@ -57,6 +60,7 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 						harness.Metric("handoffs", float64(t.seen), "instances", t.describe(r.n))
 						Expect(t.seen).To(BeNumerically(">", 0), "no reader on %s saw its flag within %s, so nothing was checked: %s", p.B, mpSpin, t.describe(r.n))
 						Expect(t.staleInst).To(BeZero(), "%s read stale data after seeing %s's flag (%s): %s", p.B, p.A, v.what, t.describe(r.n))
+						expectEnoughHandoffs(t, r.n, evidence)
 					}, harness.TimeoutPlus(0.5, budget))
 			}
 		}
@@ -103,4 +107,33 @@ func handoffKey(p harness.Pair, v mpVariant, home harness.GPU) string {
 // handoffText is the name of a flag-handoff-sys spec.
 func handoffText(p harness.Pair, v mpVariant, home harness.GPU) string {
 	return fmt.Sprintf("hands data from %s to %s with %s, data and flags in %s's memory", p.A, p.B, v.what, home)
+}
+
+// handoffEvidence is the litmus tests' rule for a forbidden outcome's pass
+// (P2PCONF_LITMUS_MIN_INSTANCES, _MIN_FLAG_SHARE, _MAX_VIOLATION_BOUND),
+// which the flag handoff, a message-passing test, obeys too.
+func handoffEvidence() harness.LitmusSettings {
+	s, err := harness.ReadLitmusSettings(os.Getenv, harness.RunConfig().Backend == "fake")
+	if err != nil {
+		panic(fmt.Sprintf("ordering.flag-handoff-sys: %v", err))
+	}
+	return s
+}
+
+// expectEnoughHandoffs fails a handoff run without stale data that showed
+// too little to pass: fewer instances than the minimum, the flag seen in
+// less than the minimum share of them (a reader that never saw the flag
+// read nothing the test is about), or a 95 % bound on the stale rate
+// (−ln 0.05 / instances, none seen) above the allowed maximum.
+func expectEnoughHandoffs(t mpTally, n uint32, s harness.LitmusSettings) {
+	GinkgoHelper()
+	counted := t.seen + t.notSeen
+	Expect(counted).To(BeNumerically(">=", s.MinInstances), "handoff instances counted, fewer than the %d required (%s): %s",
+		s.MinInstances, harness.EnvLitmusMinInstances, t.describe(n))
+	Expect(float64(t.seen)).To(BeNumerically(">=", s.MinFlagShare*float64(counted)), "instances whose reader saw the flag, less than the share %.3g required (%s): %s",
+		s.MinFlagShare, harness.EnvLitmusMinFlagShare, t.describe(n))
+	bound := -math.Log(0.05) / float64(counted)
+	harness.Metric("stale_rate_bound95", bound, "per instance", t.describe(n))
+	Expect(bound).To(BeNumerically("<=", s.MaxViolationBound), "95 %% upper bound on the stale-data rate over %d instances, above the %.3g allowed (%s)",
+		counted, s.MaxViolationBound, harness.EnvLitmusMaxViolationBound)
 }

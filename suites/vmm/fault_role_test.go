@@ -92,7 +92,7 @@ func (f *faultProbe) Serve(ctx context.Context, s *harness.RoleSession, req faul
 	var results []probeResult
 	for i, pr := range req.Probes {
 		what := map[bool]string{false: "load", true: "store"}[pr.Store]
-		s.Step(fmt.Sprintf("probe %d: %s by GPU%d on range %d", i, what, pr.Device, pr.Range))
+		s.CheckStep(fmt.Sprintf("probe %d: %s by GPU%d on range %d", i, what, pr.Device, pr.Range))
 		res, err := f.probe(ctx, ranges[pr.Range], pr, n, req.Seed)
 		if err != nil {
 			return nil, err

@@ -100,7 +100,7 @@ var _ = Describe("ordering: aligned stores are never torn", func() {
 		} {
 			for _, width := range widths {
 				It(fmt.Sprintf("%d-bit stores of %s are seen whole", 8*width, place),
-					harness.PairLabels("ordering.store-tearing", p), func(ctx SpecContext) {
+					harness.PairLabels("ordering.store-tearing", p, harness.Variant(fmt.Sprintf("%s-%d-bit", place.key, 8*width))), func(ctx SpecContext) {
 						switch place.mem {
 						case "reader":
 							h.RequirePeerAccess(p)
@@ -121,7 +121,7 @@ var _ = Describe("ordering: aligned stores are never torn", func() {
 		} {
 			for _, width := range widths {
 				It(fmt.Sprintf("%d-bit stores of %s are seen whole", 8*width, place),
-					harness.GPULabels("ordering.store-tearing", g), func(ctx SpecContext) {
+					harness.GPULabels("ordering.store-tearing", g, harness.Variant(fmt.Sprintf("%s-%d-bit", place.key, 8*width))), func(ctx SpecContext) {
 						h.RequireAttribute(g, harness.AttrCanMapHostMemory, 1)
 						expectWhole(ctx, h, place, width, target, bound)
 					}, harness.TimeoutPlus(1, 4*tearRunCap))

@@ -161,7 +161,7 @@ var catalogue = []Check{
 	{ID: "managed.free-returns-memory", Scopes: gpu, Kinds: conf,
 		Requirement: "cuMemFree of a managed allocation that was prefetched to and filled on the GPU, while no work uses it, MUST succeed and give the memory back: free device memory returns to its baseline (at most 1 MiB below). How far free memory fell while the allocation was resident is recorded.",
 		Source:      "CUDA Driver API cuMemAllocManaged, cuMemFree (also the release of cuMemAllocManaged memory), cuMemGetInfo.",
-		AppliesTo:   "every GPU with MANAGED_MEMORY=1 and CONCURRENT_MANAGED_ACCESS=1 (the prefetch), with a driver for CUDA 12.2 or newer."},
+		AppliesTo:   "every GPU with MANAGED_MEMORY=1 and CONCURRENT_MANAGED_ACCESS=1 (the prefetch), with a driver for CUDA 12.2 or newer, whose free memory (cuMemGetInfo) counts managed memory resident on the GPU: the documentation does not promise that it does, and where it does not (driver 580.159.04 on an H200: free memory fell by 0 bytes with 64 MiB resident) the check is skipped with the fall it saw, before the free."},
 
 	{ID: "atomics.capability-report", Scopes: pair, Kinds: conf,
 		Requirement: "the P2P attributes NATIVE_ATOMIC_SUPPORTED and ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, the masks of cuDeviceGetP2PAtomicCapabilities for every CUatomicOperation and NVML's P2P ATOMICS status for the same direction MUST agree: NATIVE=1 exactly when every operation is covered with all its types, ONLY_PARTIAL=1 exactly when some but not all are, and NVML OK exactly when either attribute is 1. All of them are recorded.",

@@ -52,7 +52,11 @@ var _ = Describe("managed: lifetime", func() {
 				drop := int64(baseline) - int64(during)
 				harness.Metric("managed-resident-drop", float64(drop), "B", fmt.Sprintf("fall of free memory on %s while %d managed bytes were resident there", g, size))
 				if drop < int64(size) {
-					Fail(fmt.Sprintf("could not tell: free memory on %s fell by %d bytes while %d bytes of managed memory were resident there, so its return would prove nothing", g, drop, size))
+					// The CUDA documentation does not say that cuMemGetInfo
+					// counts resident managed memory (driver 580 on an H200
+					// does not): the return cannot be measured, so the
+					// check is not made, before its first assertion.
+					Skip(fmt.Sprintf("needs free memory on %s to count managed memory resident there (found: it fell by %d bytes while %d managed bytes were resident)", g, drop, size))
 				}
 
 				By("cuMemFree of the managed allocation")

@@ -30,7 +30,7 @@ LABEL_FILTER ?=
 test: check unit fake-suites mutation-fast slurm prometheus
 
 unit:
-	$(GO) test -count=1 ./harness/... ./kernels/... ./cmd/... ./internal/... ./deploy/...
+	$(GO) test -count=1 -timeout 30m ./harness/... ./kernels/... ./cmd/... ./internal/... ./deploy/...
 
 # A real Slurm (installed from Debian's packages when missing; needs root)
 # runs the batch script over three simulated hosts on loopback and the merged

@@ -85,8 +85,8 @@ func parsePreflightFlags(args []string) (preflightFlags, error) {
 		switch name {
 		case "run":
 			f.run, err = value()
-			if err == nil && (f.run == "" || strings.ContainsRune(f.run, '/') || f.run == "." || f.run == "..") {
-				err = usageErr("--run %q: a run name is one folder name", f.run)
+			if err == nil {
+				err = checkRunName(f.run)
 			}
 		case "verdict":
 			f.verdict, err = value()

@@ -111,8 +111,8 @@ func parseRunFlags(args []string) (runFlags, error) {
 		switch name {
 		case "run":
 			f.run, err = value()
-			if err == nil && (f.run == "" || strings.ContainsRune(f.run, '/') || f.run == "." || f.run == "..") {
-				err = usageErr("--run %q: a run name is one folder name", f.run)
+			if err == nil {
+				err = checkRunName(f.run)
 			}
 		case "suites":
 			f.suites, err = value()
@@ -768,4 +768,13 @@ func runSelection(sys *report.System) {
 		}
 	}
 	sys.Selection = strings.Join(sel, " ")
+}
+
+// checkRunName refuses a --run value that is not one folder name (run and
+// preflight both write into reports/<name>).
+func checkRunName(name string) error {
+	if name == "" || strings.ContainsRune(name, '/') || name == "." || name == ".." {
+		return usageErr("--run %q: a run name is one folder name", name)
+	}
+	return nil
 }

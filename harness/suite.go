@@ -46,10 +46,19 @@ func Main(m *testing.M) int {
 // with the cuda backend a driver that cannot be loaded fails the run with the
 // loader's message; it never skips to green.
 func RunSuite(t *testing.T, suite string) {
-	// A filter naming a check or suite the catalogue lacks would select
-	// nothing here and pass green: bad input, before the machine opens.
-	if err := checks.CheckFilterNames(GinkgoLabelFilter()); err != nil {
+	// A filter that does not parse is bad input like a bad setting (exit 2,
+	// one line), not Ginkgo's exit 1 of a failed run; one naming a check or
+	// suite the catalogue lacks would select nothing here and pass green.
+	// Both are found before the machine opens.
+	if err := checkLabelFilter(GinkgoLabelFilter()); err != nil {
 		fmt.Fprintf(os.Stderr, "p2pconf %s: %v\n", suite, err)
+		os.Exit(ExitBadSettings)
+	}
+	// Ginkgo's parallel workers would run one suite's specs at once on the
+	// same GPUs, where every spec assumes it has them to itself (free-memory
+	// leak checks, bandwidth): refused like a bad setting.
+	if sc, _ := GinkgoConfiguration(); sc.ParallelTotal > 1 {
+		fmt.Fprintf(os.Stderr, "p2pconf %s: ginkgo -p (%d processes) would run this suite's specs at once on the same GPUs; run it without -p (p2pconf run -j N runs suites side by side on disjoint GPUs)\n", suite, sc.ParallelTotal)
 		os.Exit(ExitBadSettings)
 	}
 	gomega.RegisterFailHandler(Fail)
@@ -214,4 +223,20 @@ func validateTree(suite string) []string {
 	}
 	sort.Strings(probs)
 	return probs
+}
+
+// checkLabelFilter is nil for a filter Ginkgo parses whose check and suite
+// names are the catalogue's, else an error of one line: Ginkgo's own message
+// spans lines and carries colour codes.
+func checkLabelFilter(filter string) error {
+	if _, err := types.ParseLabelFilter(filter); err != nil {
+		why := err.Error()
+		var ge types.GinkgoError
+		if errors.As(err, &ge) {
+			lines := strings.Split(ge.Message, "\n")
+			why = strings.TrimSpace(lines[len(lines)-1])
+		}
+		return fmt.Errorf("label filter %q does not parse: %s (Ginkgo's label-filter syntax)", filter, why)
+	}
+	return checks.CheckFilterNames(filter)
 }

@@ -75,6 +75,7 @@ var badInputs = []badInput{
 	{input: "P2PCONF_BW_MAXSIZE", suite: true, env: []string{"P2PCONF_BW_MAXSIZE=1GiB"}},
 	{input: "acess.peer-copy", suite: true, args: []string{"--ginkgo.label-filter=id:acess.peer-copy"}},
 	{input: "acess", suite: true, args: []string{"--ginkgo.label-filter=suite:acess"}},
+	{input: "suite:(", suite: true, args: []string{"--ginkgo.label-filter=suite:("}},
 
 	// p2pconf's flags, settings and files.
 	{input: "--bogus-flag", args: []string{"run", "--bogus-flag"}},

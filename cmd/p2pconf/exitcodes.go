@@ -166,6 +166,10 @@ var _ = registerExits(
 	exitRow{"run.sh", exitUsage, "as p2pconf run: bad input"},
 	exitRow{"run.sh", exitIncomplete, "as p2pconf run: an incomplete run or harness error"},
 
+	exitRow{"suite binary", exitOK, "go test ./suites/NAME or the compiled NAME.test: every spec passed or was skipped for a reason the catalogue names"},
+	exitRow{"suite binary", exitFailure, "a spec failed (Ginkgo's status); the ginkgo command exits 1 for any suite that did not pass, whatever its binary's status"},
+	exitRow{"suite binary", exitUsage, "bad input, found before the spec tree is built and writing no result: a bad setting (P2PCONF_*), a label filter that does not parse or names a check or suite the catalogue lacks, or ginkgo -p (one suite's specs at once on the same GPUs)"},
+
 	exitRow{"make conformance", exitOK, "as p2pconf run: every check conformed"},
 	exitRow{"make conformance", exitUsage, "anything else: make exits 2 for every failed command, so the line before it, \"make conformance: p2pconf run exited N (...)\", gives p2pconf run's own status (1, 2 or 3); CI that gates on the status runs p2pconf run or run.sh itself"},
 )

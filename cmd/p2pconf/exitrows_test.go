@@ -179,6 +179,10 @@ func TestEveryExitRowHasACase(t *testing.T) {
 		{"run.sh", exitUsage, "p2pconf run --suites access", runSh(2)},
 		{"run.sh", exitIncomplete, "p2pconf run --suites access", runSh(3)},
 
+		{"suite binary", exitOK, "SUCCESS!", runSuiteBinary(health, nil)},
+		{"suite binary", exitFailure, "FAIL!", runSuiteBinary(health, []string{"P2PCONF_FAKE_DEFECTS=fabric-not-started"})},
+		{"suite binary", exitUsage, `label filter "suite:(" does not parse`, runSuiteBinary(health, nil, "--ginkgo.label-filter=suite:(")},
+
 		{"make conformance", exitOK, "usage: p2pconf run", makeConformance("RUN_FLAGS=--help")},
 		{"make conformance", exitUsage, "make conformance: p2pconf run exited 2 (bad input)", makeConformance("RUN_FLAGS=--suites health -j -1")},
 	}
@@ -290,5 +294,23 @@ func TestRunAndReportAgreeOnAFolder(t *testing.T) {
 	}
 	if code, stdout, _ := p2pconf(t, "report", dir); code != exitIncomplete || !strings.Contains(stdout, "did not run") {
 		t.Errorf("report without run.json: exit %d, want 3 naming the suites that did not run\n%s", code, stdout)
+	}
+}
+
+// runSuiteBinary runs the compiled health suite from its package folder on
+// the fake, with env added and args, giving its status and output.
+func runSuiteBinary(bin string, env []string, args ...string) func(t *testing.T) (int, string) {
+	return func(t *testing.T) (int, string) {
+		cmd := exec.Command(bin, append([]string{"--ginkgo.no-color"}, args...)...)
+		cmd.Dir = filepath.Join("..", "..", "suites", "health")
+		cmd.Env = append(os.Environ(), append([]string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=h200x2", "P2PCONF_REPORT_DIR=" + t.TempDir()}, env...)...)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("running %s: %v", bin, err)
+		}
+		return code, string(out)
 	}
 }

@@ -84,6 +84,7 @@ for suite in health bandwidth; do
 	check $suite P2PCONF_LOCK_WAIT no P2PCONF_LOCK_WAIT=-1s
 	check $suite P2PCONF_BW_MAXSIZE no P2PCONF_BW_MAXSIZE=1GiB
 	check $suite acess.peer-copy no --ginkgo.label-filter=id:acess.peer-copy
+	check $suite 'suite:(' no '--ginkgo.label-filter=suite:('
 	check $suite P2PCONF_GPUS yes P2PCONF_GPUS=0,99
 	check $suite P2PCONF_PAIRS yes P2PCONF_PAIRS=0-99
 done

@@ -351,6 +351,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	profile := fs.String("profile", "", "litmus profile of the model: default or certify (default: $P2PCONF_LITMUS_PROFILE, else default)")
 	limitText := fs.String("j", "0", "most processes at once (0: no limit)")
 	serial := fs.Bool("serial", false, "plan one process per suite with every GPU, one after another")
+	bothWays := fs.Bool("both-ways", false, "play both directions of a pair in one process per suite (what preflight runs)")
 	mutants := fs.String("mutants", "representative", "pair mutants on one pair per link class and its reverse (representative), or on all pairs (all)")
 	suites := fs.String("suites", "", "only these suites (comma separated)")
 	filter := fs.String("label-filter", "", "Ginkgo label filter")
@@ -400,7 +401,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt := schedule.Options{Serial: *serial, SuiteOrder: suiteNames(set), RepresentativeMutants: *mutants == "representative"}
+	opt := schedule.Options{Serial: *serial, SuiteOrder: suiteNames(set), RepresentativeMutants: *mutants == "representative", BothWays: *bothWays}
 	plan, err := schedule.Make(specs, gpusOf(specs), opt)
 	if err != nil {
 		return incomplete(err)

@@ -179,7 +179,7 @@ func cmdPreflight(args []string, stdout, stderr io.Writer) error {
 	// those narrowed away with --suites are listed as left out.
 	suites, _ := profileSuites(f.suites)
 	if f.dryRun {
-		plan := []string{"-suites", strings.Join(suites, ","), "-label-filter", preflight.Filter()}
+		plan := []string{"-both-ways", "-suites", strings.Join(suites, ","), "-label-filter", preflight.Filter()}
 		if f.preset != "" {
 			plan = append(plan, "-preset", f.preset)
 		}
@@ -193,7 +193,7 @@ func cmdPreflight(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer restore()
-	runArgs := []string{"--suites", strings.Join(suites, ","), "--label-filter", preflight.Filter()}
+	runArgs := []string{"--both-ways", "--suites", strings.Join(suites, ","), "--label-filter", preflight.Filter()}
 	if f.limit > 0 {
 		runArgs = append(runArgs, "-j", strconv.Itoa(f.limit))
 	}

@@ -32,11 +32,12 @@ type runFlags struct {
 	mutants                             string
 	limit                               int
 	serial, dryRun, help, keep          bool
+	bothWays                            bool
 	extra                               []string
 }
 
 const runUsage = `usage: p2pconf run [--run NAME] [--suites LIST] [--label-filter EXPR] [-j N] [--serial]
-                   [--mutants WHICH] [--dry-run [--model FILE] [--profile P]] [--keep]
+                   [--both-ways] [--mutants WHICH] [--dry-run [--model FILE] [--profile P]] [--keep]
                    [--ginkgo.FLAG...] [-- SUITE FLAGS...]
 
 Runs the suites on this machine's GPUs, several processes at once on
@@ -55,6 +56,9 @@ which processes ran together.
   --label-filter EXPR  Ginkgo label filter, e.g. 'id:access.peer-copy && pair:0-1'
   -j N                 at most N processes at once (default: no limit)
   --serial             one process per suite with every GPU, one after another
+  --both-ways          play both directions of a pair in one process per suite
+                       (8 GPUs: 7 pair rounds, half the process starts; what
+                       preflight runs)
   --mutants WHICH      representative (default): the pair mutants only on one
                        pair per link class and its reverse; the forbidden tests
                        run on every pair and take their power verdict from the
@@ -134,6 +138,8 @@ func parseRunFlags(args []string) (runFlags, error) {
 			}
 		case "serial":
 			f.serial = true
+		case "both-ways":
+			f.bothWays = true
 		case "dry-run":
 			f.dryRun = true
 		case "keep":
@@ -220,7 +226,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := errors.Join(stopped(), err); err != nil {
 		return err
 	}
-	opt := schedule.Options{Serial: f.serial, SuiteOrder: suiteNames(set), RepresentativeMutants: f.mutants == "representative"}
+	opt := schedule.Options{Serial: f.serial, SuiteOrder: suiteNames(set), RepresentativeMutants: f.mutants == "representative", BothWays: f.bothWays}
 	plan, err := schedule.Make(specs, gpusOf(specs), opt)
 	if err != nil {
 		return incomplete(err)

@@ -51,11 +51,13 @@ func Causes(sys report.System, src, dst int, checks []Outcome, root string) []Ca
 	return out
 }
 
-// GPUCauses applies the rules that speak to one GPU (the driver library,
-// virtualization) to GPU g of sys.
+// GPUCauses applies the rules that speak to one GPU to GPU g of sys: only
+// the driver library. A virtual machine explains peer accesses that go
+// astray, not a copy or kernel within one GPU, so virtualization is a
+// pair rule only.
 func GPUCauses(sys report.System, g int, checks []Outcome, root string) []Cause {
 	var out []Cause
-	for _, rule := range []func(report.System, int, int, []Outcome, string) []Cause{driverLibraryRule, virtualizationRule} {
+	for _, rule := range []func(report.System, int, int, []Outcome, string) []Cause{driverLibraryRule} {
 		out = append(out, rule(sys, g, g, checks, root)...)
 	}
 	return out
@@ -210,14 +212,16 @@ func HypervisorFlag(root string) bool {
 }
 
 // virtualizationRule: in a VM the hypervisor decides where a peer BAR
-// access lands (hidden, refused, or a private mirror).
-func virtualizationRule(sys report.System, src, dst int, _ []Outcome, root string) []Cause {
-	var vm []string
-	gpus := []int{src, dst}
-	if src == dst {
-		gpus = gpus[:1]
+// access lands (hidden, refused, or a private mirror). It speaks only to a
+// pair whose data path between the GPUs failed, warned or could not tell:
+// a pass-through VM is common and healthy, and a health check of one GPU
+// (links, counters) is not a peer access.
+func virtualizationRule(sys report.System, src, dst int, checks []Outcome, root string) []Cause {
+	if src == dst || !peerPathFailed(checks) {
+		return nil
 	}
-	for _, o := range gpus {
+	var vm []string
+	for _, o := range []int{src, dst} {
 		if g, ok := platformGPU(sys, o); ok && (g.Virtualization == "PASSTHROUGH" || g.Virtualization == "VGPU") {
 			vm = append(vm, fmt.Sprintf("GPU%d: NVML virtualization mode %s", o, g.Virtualization))
 		}
@@ -232,6 +236,17 @@ func virtualizationRule(sys report.System, src, dst int, _ []Outcome, root strin
 		Finding: "the GPUs run in a virtual machine (" + strings.Join(vm, "; ") + "): the hypervisor decides whether a peer access reaches the peer GPU",
 		Fix:     "give the VM peer-to-peer between these GPUs (both behind one PCIe switch passed through together, the hypervisor's P2P or GPU-clique support on, ACS redirect off on the host), or run the job on bare metal",
 		Source:  srcNVMLVirt}}
+}
+
+// peerPathFailed reports whether a check that moves data between the
+// pair's GPUs (anything but the health family) did not pass.
+func peerPathFailed(checks []Outcome) bool {
+	for _, c := range checks {
+		if c.Verdict != Pass && !strings.HasPrefix(c.Check, "health.") {
+			return true
+		}
+	}
+	return false
 }
 
 // BAR1Size is the size in bytes of BAR1 (the framebuffer aperture peers

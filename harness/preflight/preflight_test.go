@@ -269,6 +269,8 @@ func TestCauses(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, failing, "virtualized"},
+		{"a pass-through VM with only a health check failing names no cause", func(s *report.System) { s.Platform.GPUs[1].Virtualization = "PASSTHROUGH" },
+			nil, []Outcome{{Check: "health.link-errors", Verdict: Warn}}, ""},
 		{"small BAR1", nil, func(t *testing.T, root string) {
 			fakeSysfs(t, root, "0000:1b:00.0", "identity", 256<<20)
 		}, failing, "bar1-small"},
@@ -314,6 +316,13 @@ func TestGPUCauses(t *testing.T) {
 	}
 	if got := rules(GPUCauses(twoGPUs(), 0, nil, "")); got != "" {
 		t.Fatalf("a clean GPU has causes %q", got)
+	}
+	// A local copy that fails in a pass-through VM is not the hypervisor's
+	// doing: it never leaves the GPU.
+	vm := twoGPUs()
+	vm.Platform.GPUs[0].Virtualization = "PASSTHROUGH"
+	if got := rules(GPUCauses(vm, 0, []Outcome{{Check: "access.local-copy", Verdict: Fail}}, "")); got != "" {
+		t.Fatalf("a local-copy failure in a VM has causes %q", got)
 	}
 }
 

@@ -24,6 +24,7 @@ package schedule
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -192,6 +193,12 @@ type Options struct {
 	// are most of the run's time, and NVSwitch pairs of one link class
 	// share one path design.
 	RepresentativeMutants bool
+	// BothWays plays both directions of a pair in one lane: each suite
+	// process of the lane runs the specs of A→B and B→A (they use the same
+	// two GPUs), so the pairs take n-1 rounds instead of 2(n-1) and half
+	// the process starts. p2pconf preflight turns it on (--both-ways): its
+	// few specs per pair cost less than the process that runs them.
+	BothWays bool
 }
 
 // EnvPairMutants tells a suite process where its pair mutants ran:
@@ -420,23 +427,31 @@ func Make(specs []Spec, gpus []int, opt Options) (Plan, error) {
 	}
 	add(KindGPU, lanes)
 
-	for _, round := range Tournament(gpus) {
+	for _, round := range pairRounds(gpus, opt.BothWays) {
 		lanes = nil
 		for _, p := range round {
 			pair := []int{p[0], p[1]}
 			l := Lane{ID: joinInts(pair, "-"), GPUs: pair}
+			pairs := [][2]int{p}
+			filter := labelPair + l.ID
+			if opt.BothWays {
+				pairs = append(pairs, [2]int{p[1], p[0]})
+				filter = "(" + filter + " || " + labelPair + joinInts([]int{p[1], p[0]}, "-") + ")"
+			}
 			for _, suite := range order {
 				ss := pick(specs, suite, func(s Spec) bool {
-					return shared(s) && s.Scope() == "pair" && s.Pair[0] == p[0] && s.Pair[1] == p[1]
+					return shared(s) && s.Scope() == "pair" && slices.Contains(pairs, [2]int{s.Pair[0], s.Pair[1]})
 				})
 				if len(ss) > 0 {
-					filter := labelPair + l.ID
+					// rep holds a pair and its reverse alike, so both
+					// directions of a lane agree.
 					elsewhere := opt.RepresentativeMutants && !rep[p]
+					f := filter
 					if elsewhere {
-						filter += noMutants
+						f += noMutants
 					}
-					l.Processes = append(l.Processes, Process{Suite: suite, GPUs: pair, Pairs: [][2]int{p},
-						Filter: filter, Specs: ss, MutantsElsewhere: elsewhere})
+					l.Processes = append(l.Processes, Process{Suite: suite, GPUs: pair, Pairs: pairs,
+						Filter: f, Specs: ss, MutantsElsewhere: elsewhere})
 				}
 			}
 			lanes = append(lanes, l)
@@ -501,6 +516,22 @@ func suiteOrder(specs []Spec, want []string) []string {
 	}
 	sort.Strings(rest)
 	return append(out, rest...)
+}
+
+// pairRounds is Tournament(gpus), or with bothWays its rounds of pairs
+// A<B only: the lane of A-B then plays B→A too.
+func pairRounds(gpus []int, bothWays bool) [][][2]int {
+	rounds := Tournament(gpus)
+	if !bothWays {
+		return rounds
+	}
+	var out [][][2]int
+	for _, r := range rounds {
+		if len(r) > 0 && r[0][0] < r[0][1] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Tournament returns the ordered pairs of gpus in rounds of disjoint pairs:

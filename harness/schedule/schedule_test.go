@@ -284,3 +284,53 @@ func TestRepresentativeMutants(t *testing.T) {
 		}
 	}
 }
+
+// With BothWays each lane of a pair round plays A→B and B→A in one process
+// per suite: n-1 pair rounds on n GPUs (even n), every ordered pair's specs
+// in exactly one process, whose filter and P2PCONF_PAIRS name both.
+func TestBothWaysPlaysAPairsDirectionsInOneLane(t *testing.T) {
+	for _, n := range []int{2, 4, 8} {
+		all := specs(t, n)
+		plan, err := Make(all, gpuList(n), Options{BothWays: true, RepresentativeMutants: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rounds, seen := 0, map[string]int{}
+		for _, r := range plan.Rounds {
+			if r.Kind != KindPair {
+				continue
+			}
+			rounds++
+			for _, l := range r.Lanes {
+				for _, pr := range l.Processes {
+					a, b := l.GPUs[0], l.GPUs[1]
+					want := fmt.Sprintf("%d-%d,%d-%d", a, b, b, a)
+					if pr.PairsEnv() != want || !strings.HasPrefix(pr.Filter, fmt.Sprintf("(pair:%d-%d || pair:%d-%d)", a, b, b, a)) {
+						t.Errorf("%d GPUs: %s: pairs %q, filter %q", n, pr.Shard, pr.PairsEnv(), pr.Filter)
+					}
+					for _, s := range pr.Specs {
+						if s.Scope() != "pair" || !(s.Pair[0] == a && s.Pair[1] == b || s.Pair[0] == b && s.Pair[1] == a) {
+							t.Errorf("%d GPUs: %s holds %q", n, pr.Shard, s.Text)
+						}
+						seen[s.Suite+" "+s.Text]++
+					}
+				}
+			}
+		}
+		if rounds != n-1 {
+			t.Errorf("%d GPUs: %d pair rounds, want %d", n, rounds, n-1)
+		}
+		pairSpecs := 0
+		for _, s := range all {
+			if s.Scope() == "pair" && s.Suite != "bandwidth" {
+				pairSpecs++
+				if seen[s.Suite+" "+s.Text] != 1 {
+					t.Errorf("%d GPUs: %q planned %d times", n, s.Text, seen[s.Suite+" "+s.Text])
+				}
+			}
+		}
+		if pairSpecs == 0 || plan.Specs()+len(Dropped(all, Options{RepresentativeMutants: true})) != len(all) {
+			t.Errorf("%d GPUs: %d pair specs; planned %d of %d", n, pairSpecs, plan.Specs(), len(all))
+		}
+	}
+}

@@ -125,7 +125,7 @@ func baseEnv() []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "P2PCONF_BACKEND=fake", "P2PCONF_FAKE=single", "GOFLAGS=-trimpath",
+	return append(env, "P2PCONF_BACKEND=fake", "P2PCONF_FAKE=single", "GOFLAGS=-trimpath -ldflags=-w",
 		"CGO_ENABLED=1", "CGO_CFLAGS=-Wno-deprecated-declarations")
 }
 

@@ -309,7 +309,8 @@ func TestBothWaysPlaysAPairsDirectionsInOneLane(t *testing.T) {
 						t.Errorf("%d GPUs: %s: pairs %q, filter %q", n, pr.Shard, pr.PairsEnv(), pr.Filter)
 					}
 					for _, s := range pr.Specs {
-						if s.Scope() != "pair" || !(s.Pair[0] == a && s.Pair[1] == b || s.Pair[0] == b && s.Pair[1] == a) {
+						fwd, back := s.Pair[0] == a && s.Pair[1] == b, s.Pair[0] == b && s.Pair[1] == a
+						if s.Scope() != "pair" || !fwd && !back {
 							t.Errorf("%d GPUs: %s holds %q", n, pr.Shard, s.Text)
 						}
 						seen[s.Suite+" "+s.Text]++

@@ -83,23 +83,30 @@ echo "build.sh: p2pconf $version ($commit)" >&2
 go build -trimpath -ldflags "$ldflags" -o "$stage/bin/p2pconf" ./cmd/p2pconf
 
 # One test binary per package with tests, in a folder mirroring its path.
+# One go test -c for all of them: go links the binaries in parallel.
 modroot=$(go list -m -f '{{.Dir}}')
 : >"$stage/suites.txt"
-n=0
+importpaths=() dirs=()
 while read -r importpath dir; do
 	[ -n "$importpath" ] || continue
+	importpaths+=("$importpath") dirs+=("$dir")
+done < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${pkgs[@]}")
+[ ${#importpaths[@]} -gt 0 ] || { echo "build.sh: no suite packages with tests in ${pkgs[*]}" >&2; exit 1; }
+echo "build.sh: ${#importpaths[@]} suites (go test -c)" >&2
+mkdir -p "$stage_parent/bins"
+go test -c -trimpath -ldflags "$ldflags" -o "$stage_parent/bins/" "${importpaths[@]}"
+for i in "${!importpaths[@]}"; do
+	dir=${dirs[$i]}
 	rel=${dir#"$modroot"/}
 	bin=$(basename "$rel")
-	echo "build.sh: suite $rel" >&2
 	mkdir -p "$stage/$rel"
-	go test -c -trimpath -ldflags "$ldflags" -o "$stage/$rel/$bin.test" "$importpath"
+	mv "$stage_parent/bins/$bin.test" "$stage/$rel/$bin.test"
 	if [ -d "$dir/testdata" ]; then
 		cp -R "$dir/testdata" "$stage/$rel/testdata"
 	fi
 	echo "$rel $bin" >>"$stage/suites.txt"
-	n=$((n + 1))
-done < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${pkgs[@]}")
-[ "$n" -gt 0 ] || { echo "build.sh: no suite packages with tests in ${pkgs[*]}" >&2; exit 1; }
+done
+rmdir "$stage_parent/bins"
 
 install -m 0755 dist/run.sh "$stage/run.sh"
 install -m 0755 dist/sanitize.sh "$stage/sanitize.sh"

@@ -215,7 +215,11 @@ func cmdPreflight(args []string, stdout, stderr io.Writer) error {
 		if doc.System.IsFake() {
 			root = "" // the fake's GPUs have no sysfs of their own
 		}
-		v = preflight.Judge(doc, preflight.Options{Suites: suites, SysfsRoot: root, RunDir: dir, Unavailable: unavailable(suites)})
+		opt := preflight.Options{Suites: suites, SysfsRoot: root, RunDir: dir, Unavailable: unavailable(suites)}
+		if rec, ok, err := readRunRecord(dir); err == nil && ok {
+			opt.GPUs = rec.GPUs
+		}
+		v = preflight.Judge(doc, opt)
 	}
 	if err := writeVerdict(dir, f, v); err != nil {
 		return incomplete(err)

@@ -246,7 +246,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		runID: fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102T150405Z"), hostname(), os.Getpid())}
 	// What the run means to run, before it runs: p2pconf report on this
 	// folder expects the same suites, whatever happens to the processes.
-	if err := writeRunRecord(dir, runRecord{RunID: r.runID, Suites: planSuites(plan), LabelFilter: f.filter}); err != nil {
+	if err := writeRunRecord(dir, runRecord{RunID: r.runID, Suites: planSuites(plan), LabelFilter: f.filter, GPUs: plan.GPUs}); err != nil {
 		return incomplete(err)
 	}
 	pred := model.Predict(plan, f.limit)

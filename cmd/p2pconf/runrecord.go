@@ -26,6 +26,9 @@ type runRecord struct {
 	RunID       string   `json:"run_id"`
 	Suites      []string `json:"suites"`
 	LabelFilter string   `json:"label_filter,omitempty"`
+	// GPUs are the GPUs the plan uses (P2PCONF_GPUS, else every GPU): a
+	// verdict on the folder speaks for these, not for the machine's others.
+	GPUs []int `json:"gpus,omitempty"`
 }
 
 func writeRunRecord(dir string, r runRecord) error {

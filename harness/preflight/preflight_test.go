@@ -6,6 +6,7 @@ package preflight
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -478,5 +479,29 @@ func TestProfile(t *testing.T) {
 	}
 	if got := strings.Join(Suites(), ","); got != "access,atomics,bandwidth,health,ordering" {
 		t.Fatalf("suites %s", got)
+	}
+}
+
+// A run on some of the machine's GPUs (P2PCONF_GPUS=0) is judged on those:
+// the GPU it did not select and the pairs with it are no UNKNOWN, and the
+// verdict names the selection.
+func TestJudgeSpeaksForTheSelectedGPUsOnly(t *testing.T) {
+	doc := cleanDoc()
+	var kept []report.Result
+	for _, r := range doc.Results {
+		if r.GPU != nil && *r.GPU == 0 {
+			kept = append(kept, r)
+		}
+	}
+	doc.Results = kept
+	if v := Judge(doc, Options{}); v.Verdict != Unknown {
+		t.Fatalf("all GPUs judged: verdict %s, want UNKNOWN for GPU1 and the pairs", v.Verdict)
+	}
+	v := Judge(doc, Options{GPUs: []int{0}})
+	if v.Verdict != Pass || len(v.GPUs) != 1 || len(v.Pairs) != 0 || !slices.Equal(v.Selected, []int{0}) {
+		t.Fatalf("GPU0 selected: verdict %s (%s), %d GPUs, %d pairs, selected %v", v.Verdict, v.Summary, len(v.GPUs), len(v.Pairs), v.Selected)
+	}
+	if v := Judge(cleanDoc(), Options{GPUs: []int{0, 1}}); v.Verdict != Pass || v.Selected != nil {
+		t.Fatalf("every GPU selected: verdict %s, selected %v (want none named)", v.Verdict, v.Selected)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,6 +87,9 @@ type Verdict struct {
 	// LeftOut are the profile's suites the caller narrowed away (p2pconf
 	// preflight --suites): the verdict does not speak for their checks.
 	LeftOut []string `json:"suites_left_out,omitempty"`
+	// Selected are the GPUs the run selected (P2PCONF_GPUS) when not every
+	// GPU of the machine: the verdict does not speak for the others.
+	Selected []int `json:"gpus_selected,omitempty"`
 }
 
 // Problem names one failing check on one target.
@@ -150,6 +154,10 @@ type Options struct {
 	// Unavailable are suites of the profile the installed bundle lacks:
 	// their checks cannot run, so the node is UNKNOWN.
 	Unavailable []string
+	// GPUs are the GPUs the run selected (P2PCONF_GPUS; nil: all the
+	// system has): the verdict judges them and the pairs among them only,
+	// so a run on a job's GPUs is not UNKNOWN for the node's others.
+	GPUs []int
 }
 
 // Judge turns a preflight run's merged document into the verdict.
@@ -163,13 +171,23 @@ func Judge(doc report.Document, opt Options) Verdict {
 	if doc.Run.Start != nil && doc.Run.End != nil {
 		v.Duration = doc.Run.End.Sub(*doc.Run.Start).Seconds()
 	}
+	selected := func(o int) bool { return opt.GPUs == nil || slices.Contains(opt.GPUs, o) }
+	if opt.GPUs != nil && len(opt.GPUs) < len(doc.System.GPUs) {
+		v.Selected = opt.GPUs
+	}
 	gpus := map[string]*Target{}
 	pairs := map[string]*Target{}
 	for _, g := range doc.System.GPUs {
 		o := g.Ordinal
+		if !selected(o) {
+			continue
+		}
 		gpus[strconv.Itoa(o)] = &Target{ID: strconv.Itoa(o), Name: fmt.Sprintf("GPU%d", o), GPU: &o, UUID: g.UUID, BusID: g.PCIBusID}
 	}
 	for _, p := range doc.System.Pairs {
+		if !selected(p.Src) || !selected(p.Dst) {
+			continue
+		}
 		t := newPair(doc.System, p.Src, p.Dst)
 		t.Link = p.Link
 		t.Claimed = p.CUDA.CanAccessPeer
@@ -203,6 +221,8 @@ func Judge(doc report.Document, opt Options) Verdict {
 			continue
 		}
 		switch {
+		case r.GPU != nil && !selected(*r.GPU), r.Src != nil && !selected(*r.Src), r.Dst != nil && !selected(*r.Dst):
+			// Not a GPU this run selected (a folder another run wrote into).
 		case r.GPU != nil:
 			id := strconv.Itoa(*r.GPU)
 			if gpus[id] == nil {
@@ -524,7 +544,7 @@ func summarize(v Verdict) (summary, action string) {
 		}
 	}
 	if v.First == nil {
-		summary = fmt.Sprintf("PASS: %d GPUs, %d pairs", len(v.GPUs), len(v.Pairs))
+		summary = fmt.Sprintf("PASS: %s, %s", counted(len(v.GPUs), "GPU"), counted(len(v.Pairs), "pair"))
 		action = "none"
 	} else {
 		summary = fmt.Sprintf("%s: %s %s: %s", v.Verdict, v.First.Target, v.First.Check, oneLine(v.First.Reason, 160))
@@ -606,4 +626,12 @@ func Read(path string) (Verdict, error) {
 		return v, fmt.Errorf("preflight.Read: %s: schema %q, want %q", path, v.Schema, Schema)
 	}
 	return v, nil
+}
+
+// counted is "1 GPU", "2 GPUs".
+func counted(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -143,11 +143,3 @@ var ErrMissingEntryPoint = backend.ErrMissingEntryPoint
 
 // AllAtomicOperations lists every CUDA atomic operation in enum order.
 func AllAtomicOperations() []AtomicOperation { return backend.AllAtomicOperations() }
-
-// Raw makes one direct driver call and returns the driver's error as it is,
-// for the negative checks whose observation is that error (a second enable
-// of peer access, an IPC handle opened in its own process, a bare fd number).
-// It does not assert and registers no cleanup: whatever the call acquires is
-// the spec's to release. Every other GPU operation of a spec goes through
-// the fixture's asserting, auto-released methods.
-func (h *Harness) Raw(call func(d Driver) error) error { return call(h.b) }

@@ -66,19 +66,17 @@ var _ = Describe("access:", func() {
 			harness.PairLabels("access.enable-errors", p, harness.ProcessMulti), func(ctx SpecContext) {
 				h.RequirePeerAccess(p)
 				// The driver's answers to a second enable and to a disable of
-				// what is not enabled are the observations: raw calls.
-				enable := func(d harness.Driver) error { return d.EnablePeerAccess(p.A.Ordinal, p.B.Ordinal) }
-				disable := func(d harness.Driver) error { return d.DisablePeerAccess(p.A.Ordinal, p.B.Ordinal) }
+				// what is not enabled are the observations.
 				By(fmt.Sprintf("disabling peer access %s before it was enabled", p))
-				Expect(h.Raw(disable)).To(harness.MatchCUDAError(cuerr.PeerAccessNotEnabled),
+				Expect(h.TryDisablePeerAccess(p)).To(harness.MatchCUDAError(cuerr.PeerAccessNotEnabled),
 					"cuCtxDisablePeerAccess %s while not enabled", p)
 				By(fmt.Sprintf("enabling peer access %s twice", p))
 				g := h.GrantPeerAccess(p)
-				Expect(h.Raw(enable)).To(harness.MatchCUDAError(cuerr.PeerAccessAlreadyEnabled),
+				Expect(h.EnablePeerAccess(p)).To(harness.MatchCUDAError(cuerr.PeerAccessAlreadyEnabled),
 					"cuCtxEnablePeerAccess %s a second time", p)
 				By(fmt.Sprintf("disabling peer access %s twice", p))
 				g.Disable()
-				Expect(h.Raw(disable)).To(harness.MatchCUDAError(cuerr.PeerAccessNotEnabled), "cuCtxDisablePeerAccess %s a second time", p)
+				Expect(h.TryDisablePeerAccess(p)).To(harness.MatchCUDAError(cuerr.PeerAccessNotEnabled), "cuCtxDisablePeerAccess %s a second time", p)
 
 				By(fmt.Sprintf("in a helper: enabling %s, reading %s's memory from %s, disabling, reading again", p, p.B, p.A))
 				rep := probe(ctx, h, probeReq{Accessor: ord[0], Owner: ord[1], Enable: [][2]int{ord}, Before: true,

@@ -42,20 +42,12 @@ var _ = Describe("access:", func() {
 
 				for _, attr := range p2pAttrs(h) {
 					By(fmt.Sprintf("asking cuDeviceGetP2PAttribute(%s, %s, %s)", attr, g, g))
-					var v int
-					err := h.Raw(func(d harness.Driver) (err error) {
-						v, err = d.P2PAttribute(attr, g.Ordinal, g.Ordinal)
-						return err
-					})
+					v, err := h.TryP2PAttribute(attr, g, g)
 					Expect(err).To(harness.MatchCUDAError(cuerr.InvalidDevice), "cuDeviceGetP2PAttribute(%s, %s, %s) (returned value %d)", attr, g, g, v)
 				}
 
 				By(fmt.Sprintf("asking cuDeviceGetP2PAtomicCapabilities(%s, %s)", g, g))
-				var caps []harness.AtomicCaps
-				err := h.Raw(func(d harness.Driver) (err error) {
-					caps, err = d.P2PAtomicCapabilities(harness.AllAtomicOperations(), g.Ordinal, g.Ordinal)
-					return err
-				})
+				caps, err := h.TryP2PAtomicCapabilities(harness.AllAtomicOperations(), g, g)
 				if errors.Is(err, harness.ErrMissingEntryPoint) {
 					harness.Finding("cuDeviceGetP2PAtomicCapabilities(d, d) not checked", "missing entry point", err.Error())
 				} else {

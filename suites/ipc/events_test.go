@@ -108,22 +108,12 @@ var _ = Describe("ipc: an interprocess event", func() {
 				requireIPC(h, g)
 				h.RequireAttribute(g, harness.AttrIPCEventSupported, 1)
 				By("creating an event with INTERPROCESS and without DISABLE_TIMING")
-				var ev harness.Event
-				err := h.Raw(func(d harness.Driver) (err error) {
-					ev, err = d.NewEvent(g.Ordinal, harness.EventInterprocess)
-					return err
-				})
-				if err == nil {
-					DeferCleanup(h.Raw, func(d harness.Driver) error { return d.DestroyEvent(ev) })
-				}
+				_, err := h.TryNewEvent(g, harness.EventInterprocess)
 				Expect(err).To(harness.MatchCUDAError(cuerr.InvalidValue), "cuEventCreate(INTERPROCESS) on %s", g)
 
 				By("exporting a handle of an event created without INTERPROCESS")
 				plain := h.Event(g, harness.EventDisableTiming)
-				err = h.Raw(func(d harness.Driver) error {
-					_, err := d.IPCGetEventHandle(plain)
-					return err
-				})
+				_, err = h.TryIPCEventHandle(plain)
 				harness.Finding("cuIpcGetEventHandle(non-interprocess event)", harness.CodeOf(err), g.String())
 				Expect(err).To(harness.BeCUDAError(), "cuIpcGetEventHandle of a DISABLE_TIMING-only event on %s", g)
 

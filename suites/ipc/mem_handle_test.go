@@ -125,14 +125,7 @@ var _ = Describe("ipc: a 64-byte memory handle", func() {
 				hnd := h.IPCMemHandle(g, mem.Ptr)
 
 				By("opening the handle in this, the exporting, process")
-				var ptr harness.DevicePtr
-				err := h.Raw(func(d harness.Driver) (err error) {
-					ptr, err = d.IPCOpenMemHandle(g.Ordinal, hnd)
-					return err
-				})
-				if err == nil {
-					DeferCleanup(h.Raw, func(d harness.Driver) error { return d.IPCCloseMemHandle(g.Ordinal, ptr) })
-				}
+				ptr, err := h.TryIPCOpenMemHandle(g, hnd)
 				harness.Finding("cuIpcOpenMemHandle in the exporting process", harness.CodeOf(err), g.String())
 				Expect(err).To(harness.BeCUDAError(), "cuIpcOpenMemHandle in the exporting process on %s returned 0x%x", g, uint64(ptr))
 				Expect(uint64(ptr)).To(BeZero(), "pointer returned by the refused cuIpcOpenMemHandle on %s", g)

@@ -65,7 +65,7 @@ var _ = Describe("ordering: the CUDA driver", func() {
 			uint64(h.HostDevicePointer(src, hb)), uint64(releaseWait), uint64(status))
 		copyFn(s, to, from, 4*handoffWords)
 		h.RecordEvent(done, s)
-		early := h.Raw(func(d harness.Driver) error { return d.EventQuery(done) })
+		early := h.TryEventQuery(done)
 		// The copy is queued behind the held kernel: its destination must
 		// still hold the poison (the fixture's streams do not block on
 		// each other, so this read does not wait for the kernel).
@@ -82,7 +82,7 @@ var _ = Describe("ordering: the CUDA driver", func() {
 			"cuEventQuery of the event after a copy %s→%s queued behind a kernel waiting for the host, queried before the host released it (the kernel then ended with status %d after %d polls)", src, dst, st[0], st[1])
 		Expect(st[0]).To(Equal(kernels.WaitReleaseSeen),
 			"the kernel holding %s's stream ended with status %d after %d polls (1 released, 2 waited %s without seeing the host's release, 3 poll cap hit)", src, st[0], st[1], releaseWait)
-		Expect(h.Raw(func(d harness.Driver) error { return d.EventQuery(done) })).To(Succeed(), "cuEventQuery after the event completed (%s→%s)", src, dst)
+		Expect(h.TryEventQuery(done)).To(Succeed(), "cuEventQuery after the event completed (%s→%s)", src, dst)
 		Expect(beforeRelease).To(harness.EqualWords(slices.Repeat([]uint32{harness.Poison}, handoffWords)),
 			"destination on %s read while the kernel queued before the copy %s→%s still held the stream: the copy ran before it", dst, src, dst)
 		Expect(h.Download(dst, to, handoffWords)).To(harness.EqualWords(words), "data copied %s→%s", src, dst)
@@ -129,11 +129,7 @@ var _ = Describe("ordering: the CUDA driver", func() {
 				h.MustWaitEvent(ctx, endB, "event of "+p.B.String())
 
 				h.ElapsedTime(startA, endA) // two events of one GPU: must succeed
-				var ms float32
-				err := h.Raw(func(d harness.Driver) (err error) {
-					ms, err = d.ElapsedTime(startA, endB)
-					return err
-				})
+				ms, err := h.TryElapsedTime(startA, endB)
 				harness.Finding("cuEventElapsedTime across devices", harness.CodeOf(err), p.String())
 				Expect(err).To(harness.BeCUDAError(), "cuEventElapsedTime(event of %s, event of %s) returned %g ms", p.A, p.B, ms)
 			}, harness.Timeout(0.25))

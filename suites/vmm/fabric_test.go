@@ -34,21 +34,13 @@ var _ = Describe("vmm: a FABRIC handle", func() {
 				granule(h, g, harness.HandleNone)
 				h.RequireAttribute(g, harness.AttrHandleTypeFabricSupported, 1)
 				seed := uint32(harness.Seed("vmm.fabric-handle", g))
-				var size uint64
-				err := h.Raw(func(d harness.Driver) (err error) {
-					size, err = d.Granularity(g.Ordinal, harness.AllocProp{Device: g.Ordinal, HandleTypes: harness.HandleFabric}, false)
-					return err
-				})
+				size, err := h.TryGranularity(g, harness.AllocProp{Device: g.Ordinal, HandleTypes: harness.HandleFabric}, false)
 				skipRefused(err, "cuMemGetAllocationGranularity(FABRIC)", g)
 
 				By("creating memory with the FABRIC handle type on " + g.String())
 				p, err := h.TryMemCreate(g, size, harness.HandleFabric)
 				skipRefused(err, "cuMemCreate(FABRIC)", g)
-				var fh harness.FabricHandle
-				err = h.Raw(func(d harness.Driver) (err error) {
-					fh, err = d.ExportFabric(g.Ordinal, p.Handle)
-					return err
-				})
+				fh, err := h.TryExportFabric(p)
 				skipRefused(err, "cuMemExportToShareableHandle(FABRIC)", g)
 				r := mustMap(h, g, p)
 				r.SetAccess(rw(g))

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -83,7 +82,7 @@ func newCounterFlag(h *harness.Harness, p harness.Pair) *counterFlag {
 func (cf *counterFlag) round(ctx context.Context, h *harness.Harness, seed uint32) {
 	GinkgoHelper()
 	p := cf.p
-	gate := (*uint32)(unsafe.Pointer(&cf.gate.Mem[0]))
+	gate := harness.HostWord32(cf.gate.Mem, 0)
 	atomic.StoreUint32(gate, 0)
 	defer atomic.StoreUint32(gate, 1)
 	h.Fill(p.B, cf.data, 0, int(cf.words))

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -22,7 +21,7 @@ var hostOps = []string{"add.u32", "add.u64", "exch.b32", "exch.b64", "cas.b32", 
 // hostApply applies op with operand x to the word at the start of mem with
 // sync/atomic and returns the old value. CAS is a loop, as on the GPU.
 func hostApply(mem []byte, op kernels.ContendOp, x uint64) uint64 {
-	p32, p64 := (*uint32)(unsafe.Pointer(&mem[0])), (*uint64)(unsafe.Pointer(&mem[0]))
+	p32, p64 := harness.HostWord32(mem, 0), harness.HostWord64(mem, 0)
 	switch op.Name {
 	case "add.u32":
 		return uint64(atomic.AddUint32(p32, uint32(x)) - uint32(x))

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -91,7 +90,7 @@ func (c contention) run(ctx context.Context, h *harness.Harness) (plan, outcome,
 	words := c.initWords(h, p)
 
 	gate := h.HostAlloc(c.sides[0].g, 4096, harness.HostAllocPortable|harness.HostAllocDeviceMap)
-	gateWord := (*uint32)(unsafe.Pointer(&gate.Mem[0]))
+	gateWord := harness.HostWord32(gate.Mem, 0)
 	atomic.StoreUint32(gateWord, 0)
 	open := sync.OnceFunc(func() { atomic.StoreUint32(gateWord, 1) })
 	defer open() // a failed launch must not leave the others waiting out the gate
@@ -148,7 +147,7 @@ func (c contention) initWords(h *harness.Harness, p plan) harness.DevicePtr {
 	if c.hostWords != nil {
 		Expect(uint64(len(c.hostWords.Mem))).To(BeNumerically(">=", 8*p.nwords), "host buffer for %d words", p.nwords)
 		for w := uint64(0); w < p.nwords; w++ {
-			atomic.StoreUint64((*uint64)(unsafe.Pointer(&c.hostWords.Mem[8*w])), p.init)
+			atomic.StoreUint64(harness.HostWord64(c.hostWords.Mem, 8*int(w)), p.init)
 		}
 		return c.hostWords.Ptr
 	}
@@ -166,7 +165,7 @@ func (c contention) finals(h *harness.Harness, p plan, words harness.DevicePtr) 
 	out := make([]uint64, p.nwords)
 	if c.hostWords != nil {
 		for w := range out {
-			out[w] = atomic.LoadUint64((*uint64)(unsafe.Pointer(&c.hostWords.Mem[8*w])))
+			out[w] = atomic.LoadUint64(harness.HostWord64(c.hostWords.Mem, 8*int(w)))
 		}
 		return out
 	}

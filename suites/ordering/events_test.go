@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -52,7 +51,7 @@ var _ = Describe("ordering: the CUDA driver", func() {
 		status := h.Alloc(src, 8)
 		h.Fill(src, status, 0, 2)
 		hb := h.HostAlloc(src, 64, harness.HostAllocPortable|harness.HostAllocDeviceMap)
-		flag := (*uint32)(unsafe.Pointer(&hb.Mem[0]))
+		flag := harness.HostWord32(hb.Mem, 0)
 		atomic.StoreUint32(flag, 0)
 		release := func() { atomic.StoreUint32(flag, 1) }
 		// A step that fails before the release must not leave the kernel

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -101,7 +100,7 @@ func newHostHandoff(h *harness.Harness, g harness.GPU) *hostHandoff {
 	return hd
 }
 
-func (hd *hostHandoff) word(off int) *uint32 { return (*uint32)(unsafe.Pointer(&hd.buf.Mem[off])) }
+func (hd *hostHandoff) word(off int) *uint32 { return harness.HostWord32(hd.buf.Mem, off) }
 
 // hostReceives is the host side of GPU → host: per round, wait for the
 // flag, check the data with atomic loads, acknowledge.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -86,7 +85,7 @@ func newMPRun(h *harness.Harness, p harness.Pair, v mpVariant, home harness.GPU)
 	return r
 }
 
-func (r *mpRun) gateWord() *uint32 { return (*uint32)(unsafe.Pointer(&r.gate.Mem[0])) }
+func (r *mpRun) gateWord() *uint32 { return harness.HostWord32(r.gate.Mem, 0) }
 
 // run launches writer and reader until budget is spent (at least mpMinRuns
 // launches, at most mpMaxRuns) or until stop says enough, and returns the

@@ -9,7 +9,6 @@ import (
 	"math"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -161,7 +160,7 @@ func runTearing(ctx context.Context, h *harness.Harness, place tearPlace, width 
 	// The gate and the stop word live in pinned host memory, where every
 	// GPU and the host reach them.
 	ctl := h.HostAlloc(*home, 4096, harness.HostAllocPortable|harness.HostAllocDeviceMap)
-	gate, stop := (*uint32)(unsafe.Pointer(&ctl.Mem[0])), (*uint32)(unsafe.Pointer(&ctl.Mem[64]))
+	gate, stop := harness.HostWord32(ctl.Mem, 0), harness.HostWord32(ctl.Mem, 64)
 	atomic.StoreUint32(gate, 0)
 	atomic.StoreUint32(stop, 0)
 	// Never leave a kernel waiting out its gate or writing until its cap.
@@ -258,12 +257,11 @@ func hostRead(mem []byte, width int, target uint64, stop *uint32) tearTally {
 	end := time.Now().Add(tearRunCap)
 	for t.changed < target && time.Now().Before(end) {
 		for i := 0; i < tearSlots; i++ {
-			p := unsafe.Pointer(&mem[i*kernels.TearSlot])
 			var v uint64
 			if width == 4 {
-				v = uint64(atomic.LoadUint32((*uint32)(p)))
+				v = uint64(atomic.LoadUint32(harness.HostWord32(mem, i*kernels.TearSlot)))
 			} else {
-				v = atomic.LoadUint64((*uint64)(p))
+				v = atomic.LoadUint64(harness.HostWord64(mem, i*kernels.TearSlot))
 			}
 			t.reads++
 			if !kernels.TearWhole(width, v) {
@@ -285,16 +283,16 @@ func hostWrite(mem []byte, width int, stop *uint32) {
 	end := time.Now().Add(tearHostWait)
 	for k := uint32(1); atomic.LoadUint32(stop) == 0 && time.Now().Before(end); k++ {
 		for i := 0; i < tearSlots; i++ {
-			p := unsafe.Pointer(&mem[i*kernels.TearSlot])
+			off := i * kernels.TearSlot
 			switch width {
 			case 4:
-				atomic.StoreUint32((*uint32)(p), uint32(kernels.TearValue(4, k)))
+				atomic.StoreUint32(harness.HostWord32(mem, off), uint32(kernels.TearValue(4, k)))
 			case 8:
-				atomic.StoreUint64((*uint64)(p), kernels.TearValue(8, k))
+				atomic.StoreUint64(harness.HostWord64(mem, off), kernels.TearValue(8, k))
 			default:
 				lo, hi := kernels.TearValue128(k)
-				atomic.StoreUint64((*uint64)(p), lo)
-				atomic.StoreUint64((*uint64)(unsafe.Pointer(&mem[i*kernels.TearSlot+8])), hi)
+				atomic.StoreUint64(harness.HostWord64(mem, off), lo)
+				atomic.StoreUint64(harness.HostWord64(mem, off+8), hi)
 			}
 		}
 	}

@@ -79,7 +79,7 @@ func CheckTriples(m *Machine) error {
 	if v == "" {
 		return nil
 	}
-	_, err := ParseTriples(v, m.AllGPUs(), func(a, b GPU) Pair { return Pair{A: a, B: b} })
+	_, err := machine.ParseTriples(v, m.AllGPUs(), func(a, b GPU) Pair { return Pair{A: a, B: b} })
 	if err != nil {
 		var ords []string
 		for _, g := range m.AllGPUs() {

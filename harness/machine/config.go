@@ -32,6 +32,10 @@ const (
 	EnvDefaultPreset = "nvlink8"               // preset used when P2PCONF_FAKE is unset
 )
 
+// DefaultSpecTimeout is a spec's timeout unless P2PCONF_SPEC_TIMEOUT says
+// otherwise (the reproducers scale theirs from it too).
+const DefaultSpecTimeout = 2 * time.Minute
+
 // Config is the run's configuration, read once from the environment.
 type Config struct {
 	Backend     string
@@ -68,7 +72,7 @@ func ReadConfig() (Config, error) {
 		FakePreset:   strings.TrimSpace(os.Getenv(EnvFakePreset)),
 		ReportDir:    os.Getenv(EnvReportDir),
 		LibCUDA:      os.Getenv(EnvLibCUDA),
-		SpecTimeout:  2 * time.Minute,
+		SpecTimeout:  DefaultSpecTimeout,
 		LitmusBudget: 2 * time.Second,
 		MutantTrials: 20,
 	}

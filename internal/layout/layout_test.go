@@ -66,6 +66,7 @@ func TestSpecsUseOnlyTheFixture(t *testing.T) {
 
 // TestCommandHasNoGinkgo: the p2pconf command reads reports and the machine
 // and must build without the test framework (`go list -deps ./cmd/p2pconf`).
+// TestCoreHasNoFramework holds the same for the packages it builds on.
 func TestCommandHasNoGinkgo(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -112,6 +113,39 @@ func TestReportHasNoGPUCode(t *testing.T) {
 	for _, d := range deps {
 		if strings.Contains(d, "ginkgo") || strings.Contains(d, "gomega") || forbidden[d] {
 			t.Errorf("harness/report depends on %s", d)
+		}
+	}
+}
+
+// ginkgoFree are the packages the p2pconf command and the reproducers
+// build on: the litmus model (the suites run it through harness/litmusrun),
+// the reports, the reproducers and the machine. None may depend on the test
+// framework or on the spec fixture (the root harness package), so that
+// what the command writes comes from the very model the specs run.
+var ginkgoFree = []string{"./harness/litmus", "./harness/report", "./harness/repro", "./harness/machine"}
+
+// TestCoreHasNoFramework: `go list -deps` of each package in ginkgoFree
+// lists neither Ginkgo, Gomega nor the root harness package.
+func TestCoreHasNoFramework(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("needs the go command (found: %v)", err)
+	}
+	for _, pkg := range ginkgoFree {
+		cmd := exec.Command(goTool, "list", "-deps", pkg)
+		cmd.Dir = filepath.Join("..", "..")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 10 || deps[len(deps)-1] != module+strings.TrimPrefix(pkg, ".") {
+			t.Fatalf("go list -deps %s listed %d packages, not ending in the package itself:\n%s", pkg, len(deps), out)
+		}
+		for _, d := range deps {
+			if strings.Contains(d, "ginkgo") || strings.Contains(d, "gomega") || d == module+"/harness" {
+				t.Errorf("%s depends on %s", strings.TrimPrefix(pkg, "./"), d)
+			}
 		}
 	}
 }

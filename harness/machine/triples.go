@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package harness
+package machine
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -76,35 +75,6 @@ func LinkClass(p Pair) string {
 	return p.Link + "/" + atomics
 }
 
-// EnvTriples names the triples to run, roles in the order given
-// ("0-1-2,0-2-3"), instead of the selection below. Like P2PCONF_PAIRS for
-// pairs, it may name any GPUs of the machine.
-const EnvTriples = suitesettings.EnvTriples
-
-// Triples lists the triples the three-GPU specs run on: those
-// P2PCONF_TRIPLES names, else those SelectTriples chooses among the GPUs
-// selected for the run (P2PCONF_GPUS; P2PCONF_PAIRS does not narrow
-// them). The suite binary checked P2PCONF_TRIPLES before building the
-// tree (CheckTriples), so the panic below is a bug, not a user's mistake.
-func Triples() []Triple {
-	m := current()
-	pair := func(a, b GPU) Pair {
-		if p, ok := m.Pair(a.Ordinal, b.Ordinal); ok {
-			return p
-		}
-		return Pair{A: a, B: b, Link: "unknown"}
-	}
-	v := strings.TrimSpace(os.Getenv(EnvTriples))
-	if v == "" {
-		return SelectTriples(m.GPUs(), pair)
-	}
-	ts, err := ParseTriples(v, m.AllGPUs(), pair)
-	if err != nil {
-		panic(fmt.Sprintf("harness: %v", err))
-	}
-	return ts
-}
-
 // ParseTriples reads P2PCONF_TRIPLES ("0-1-2,0-2-3") into triples of
 // gpus, roles in the order written.
 func ParseTriples(s string, gpus []GPU, pair func(a, b GPU) Pair) ([]Triple, error) {
@@ -118,13 +88,13 @@ func ParseTriples(s string, gpus []GPU, pair func(a, b GPU) Pair) ([]Triple, err
 		f = strings.TrimSpace(f)
 		v, ok := checks.ParseTripleID(f)
 		if !ok {
-			return nil, fmt.Errorf("%s=%q: %q is not three different GPU ordinals joined by -, such as 0-1-2", EnvTriples, s, f)
+			return nil, fmt.Errorf("%s=%q: %q is not three different GPU ordinals joined by -, such as 0-1-2", suitesettings.EnvTriples, s, f)
 		}
 		var t [3]GPU
 		for i, o := range v {
 			g, ok := byOrdinal[o]
 			if !ok {
-				return nil, fmt.Errorf("%s=%q: the machine has no GPU%d", EnvTriples, s, o)
+				return nil, fmt.Errorf("%s=%q: the machine has no GPU%d", suitesettings.EnvTriples, s, o)
 			}
 			t[i] = g
 		}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/schedule"
 	"github.com/p2pconf/p2pconf/harness/timemodel"
@@ -194,7 +195,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	// renamed) before anything is built or run.
 	var dir string
 	if !f.dryRun {
-		if dir, err = runFolder(runRoot(), f.run, os.Getenv("P2PCONF_REPORT_DIR"), stderr); err != nil {
+		if dir, err = runFolder(runRoot(), f.run, os.Getenv(machine.EnvReportDir), stderr); err != nil {
 			return err
 		}
 	}
@@ -216,7 +217,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		defer release()
 	}
-	specs, err := listSpecs(set, cleanEnv("P2PCONF_REPORT_DIR"), f.filter)
+	specs, err := listSpecs(set, cleanEnv(machine.EnvReportDir), f.filter)
 	if err := errors.Join(stopped(), err); err != nil {
 		return err
 	}
@@ -521,13 +522,13 @@ func (r *runner) runProcess(lane schedule.Lane, p schedule.Process, shared bool)
 	args = append(args, r.extra...)
 	cmd := exec.Command(bin.Bin, args...)
 	cmd.Dir = bin.Dir
-	env := []string{"P2PCONF_REPORT_DIR", report.EnvRunID, schedule.EnvPairMutants}
+	env := []string{machine.EnvReportDir, report.EnvRunID, schedule.EnvPairMutants}
 	if p.GPUs != nil {
-		env = append(env, "P2PCONF_GPUS", "P2PCONF_PAIRS")
+		env = append(env, machine.EnvGPUs, machine.EnvPairs)
 	}
-	cmd.Env = append(cleanEnv(env...), "P2PCONF_REPORT_DIR="+dir, report.EnvRunID+"="+r.runID)
+	cmd.Env = append(cleanEnv(env...), machine.EnvReportDir+"="+dir, report.EnvRunID+"="+r.runID)
 	if p.GPUs != nil {
-		cmd.Env = append(cmd.Env, "P2PCONF_GPUS="+p.GPUsEnv(), "P2PCONF_PAIRS="+p.PairsEnv())
+		cmd.Env = append(cmd.Env, machine.EnvGPUs+"="+p.GPUsEnv(), machine.EnvPairs+"="+p.PairsEnv())
 	}
 	if p.MutantsElsewhere {
 		cmd.Env = append(cmd.Env, schedule.EnvPairMutants+"="+schedule.PairMutantsRepresentative)
@@ -755,7 +756,7 @@ func joinJUnit(out string, files []string) error {
 // recorded the subset the schedule gave it.
 func runSelection(sys *report.System) {
 	var sel []string
-	for _, k := range []string{"P2PCONF_GPUS", "P2PCONF_PAIRS"} {
+	for _, k := range []string{machine.EnvGPUs, machine.EnvPairs} {
 		v := os.Getenv(k)
 		if sys.Env != nil {
 			delete(sys.Env, k)

@@ -119,10 +119,11 @@ func TestReportHasNoGPUCode(t *testing.T) {
 
 // ginkgoFree are the packages the p2pconf command and the reproducers
 // build on: the litmus model (the suites run it through harness/litmusrun),
-// the reports, the reproducers and the machine. None may depend on the test
+// the reports, the reproducers, the machine and the suite builder and
+// runner (internal/suiterun). None may depend on the test
 // framework or on the spec fixture (the root harness package), so that
 // what the command writes comes from the very model the specs run.
-var ginkgoFree = []string{"./harness/litmus", "./harness/report", "./harness/repro", "./harness/machine"}
+var ginkgoFree = []string{"./harness/litmus", "./harness/report", "./harness/repro", "./harness/machine", "./internal/suiterun"}
 
 // TestCoreHasNoFramework: `go list -deps` of each package in ginkgoFree
 // lists neither Ginkgo, Gomega nor the root harness package.

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/fake"
@@ -25,13 +24,8 @@ import (
 	"github.com/p2pconf/p2pconf/internal/suiterun"
 )
 
-// suiteBinary is one suite's test binary and the folder it runs in (its
-// package folder, where its testdata/ is, as go test runs it).
-type suiteBinary struct {
-	Name string // the binary's name without .test: access, ipc, ...
-	Dir  string
-	Bin  string
-}
+// suiteBinary is one suite's test binary and the folder it runs in.
+type suiteBinary = suiterun.Binary
 
 // suiteSet is where the suite binaries come from and where reports go.
 type suiteSet struct {
@@ -295,23 +289,6 @@ func gpusOf(specs []schedule.Spec) []int {
 	return out
 }
 
-// cleanEnv is os.Environ without the variables the runner sets per process.
-func cleanEnv(drop ...string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		keep := true
-		for _, d := range drop {
-			if strings.HasPrefix(kv, d+"=") {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // cmdPlan prints the schedule of a run and the time model's prediction,
 // for this machine or a fake preset's spec list.
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
@@ -362,9 +339,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	var env []string
 	if *preset != "" {
-		env = append(cleanEnv(machine.EnvBackend, machine.EnvFakePreset, machine.EnvReportDir), machine.EnvBackend+"=fake", machine.EnvFakePreset+"="+*preset)
+		env = append(suiterun.CleanEnv(machine.EnvBackend, machine.EnvFakePreset, machine.EnvReportDir), machine.EnvBackend+"=fake", machine.EnvFakePreset+"="+*preset)
 	} else {
-		env = cleanEnv(machine.EnvReportDir)
+		env = suiterun.CleanEnv(machine.EnvReportDir)
 	}
 	specs, err := listSpecs(set, env, *filter)
 	if err != nil {
@@ -436,7 +413,7 @@ func printPlan(w io.Writer, what string, plan schedule.Plan, model timemodel.Con
 	fmt.Fprintf(w, "\ntime model %s, litmus profile %s\n", model.Name, model.Litmus.Profile)
 	for _, rt := range pred.Rounds {
 		r := rt.Round
-		fmt.Fprintf(w, "  %-4s %-6s parallel %d  %8s", r.Name, r.Kind, rt.Parallel, seconds(rt.Seconds))
+		fmt.Fprintf(w, "  %-4s %-6s parallel %d  %8s", r.Name, r.Kind, rt.Parallel, suiterun.Seconds(rt.Seconds))
 		var lanes []string
 		for _, l := range r.Lanes {
 			var parts []string
@@ -451,11 +428,7 @@ func printPlan(w io.Writer, what string, plan schedule.Plan, model timemodel.Con
 	if pred.Seconds > 0 {
 		speedup = pred.BusySeconds / pred.Seconds
 	}
-	fmt.Fprintf(w, "predicted wall time %s (one process at a time: %s; %.1fx)\n", seconds(pred.Seconds), seconds(pred.BusySeconds), speedup)
-}
-
-func seconds(s float64) string {
-	return (time.Duration(s * float64(time.Second))).Round(100 * time.Millisecond).String()
+	fmt.Fprintf(w, "predicted wall time %s (one process at a time: %s; %.1fx)\n", suiterun.Seconds(pred.Seconds), suiterun.Seconds(pred.BusySeconds), speedup)
 }
 
 func intsText(v []int) string {

@@ -8,6 +8,11 @@
 // binaries here too (BuildAll: the project's one go test -c). The package
 // reads Ginkgo's JSON through harness/report's own types, so it links no
 // test framework and the p2pconf command can use it.
+//
+// p2pconf run's orchestration lives here as well, so that the command only
+// parses flags and prints: the run folder policy (folder.go), the executor
+// of a schedule's plan with its signal handling, and the merge of every
+// process's shard into the run folder's reports (executor.go).
 package suiterun
 
 import (

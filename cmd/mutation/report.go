@@ -24,15 +24,15 @@ import (
 // specResult is one spec of a run, named the way docs/checks.md and the reports
 // name checks: its id: label, and its pair: label when it runs per pair.
 type specResult struct {
-	ID      string // "access.kernel-remote-write", or the node type for suite nodes ("BeforeSuite")
-	Pair    string // "0-1", or ""
-	Text    string // the full spec text, for messages
+	ID   string // "access.kernel-remote-write", or the node type for suite nodes ("BeforeSuite")
+	Pair string // "0-1", or ""
+	Text string // the full spec text, for messages
 	// Target is the spec's gpu:, pair: or triple: label, Variant its
 	// declared variant key ("" for a check with one spec per target): with
 	// the ID they identify the spec across runs, whatever its text says.
 	Target, Variant string
-	State   types.SpecState
-	Message string // the first line of the failure message
+	State           types.SpecState
+	Message         string // the first line of the failure message
 	// FailedIn is the node the failure came from: the spec's own body
 	// (It), or a setup or cleanup node around it.
 	FailedIn types.NodeType

@@ -23,6 +23,7 @@ const (
 	EnvFakeDefects   = "P2PCONF_FAKE_DEFECTS"  // comma list of injected fake driver defects
 	EnvGPUs          = "P2PCONF_GPUS"          // ordinals or UUIDs, comma separated
 	EnvPairs         = "P2PCONF_PAIRS"         // ordered pairs "0-1,1-0"
+	EnvTriples       = "P2PCONF_TRIPLES"       // triples of the three-GPU specs "0-1-2,0-2-3"
 	EnvReportDir     = "P2PCONF_REPORT_DIR"    // where conformance.json and friends go
 	EnvLibCUDA       = "P2PCONF_LIBCUDA"       // path of libcuda (default libcuda.so.1)
 	EnvSpecTimeout   = "P2PCONF_SPEC_TIMEOUT"  // default per-spec timeout, a Go duration

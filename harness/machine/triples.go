@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
-	"github.com/p2pconf/p2pconf/harness/suitesettings"
 )
 
 // Triple is three GPUs of the run in role order (A, B, C), with the pairs
@@ -88,13 +87,13 @@ func ParseTriples(s string, gpus []GPU, pair func(a, b GPU) Pair) ([]Triple, err
 		f = strings.TrimSpace(f)
 		v, ok := checks.ParseTripleID(f)
 		if !ok {
-			return nil, fmt.Errorf("%s=%q: %q is not three different GPU ordinals joined by -, such as 0-1-2", suitesettings.EnvTriples, s, f)
+			return nil, fmt.Errorf("%s=%q: %q is not three different GPU ordinals joined by -, such as 0-1-2", EnvTriples, s, f)
 		}
 		var t [3]GPU
 		for i, o := range v {
 			g, ok := byOrdinal[o]
 			if !ok {
-				return nil, fmt.Errorf("%s=%q: the machine has no GPU%d", suitesettings.EnvTriples, s, o)
+				return nil, fmt.Errorf("%s=%q: the machine has no GPU%d", EnvTriples, s, o)
 			}
 			t[i] = g
 		}

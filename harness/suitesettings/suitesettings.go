@@ -18,12 +18,14 @@ import (
 	"strings"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/settings"
 )
 
-// EnvTriples names the triples of the three-GPU specs.
-const EnvTriples = "P2PCONF_TRIPLES"
+// EnvTriples names the triples of the three-GPU specs (harness/machine
+// reads them).
+const EnvTriples = machine.EnvTriples
 
 // The bandwidth suite.
 var _ = settings.Declare(

@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/machine"
 )
 
 // Poison is written into destinations before a transfer, so a transfer that
@@ -32,14 +33,9 @@ func RandomWords(seed uint64, n int) []uint32 {
 }
 
 // Seed derives a seed from a spec-stable string (check ID and target), so a
-// rerun of the same check on the same pair uses the same data.
-func Seed(parts ...any) uint64 {
-	var h uint64 = 1469598103934665603
-	for _, b := range []byte(fmt.Sprint(parts...)) {
-		h = (h ^ uint64(b)) * 1099511628211
-	}
-	return h
-}
+// rerun of the same check on the same pair uses the same data
+// (machine.Seed, which the reproducers use too).
+func Seed(parts ...any) uint64 { return machine.Seed(parts...) }
 
 // WordsToBytes encodes words little-endian, as the GPU stores them.
 func WordsToBytes(w []uint32) []byte {

@@ -11,6 +11,9 @@ import (
 	"strings"
 
 	"github.com/p2pconf/p2pconf/harness/machine"
+	// P2PCONF_PAIR_MUTANTS is declared where the schedule sets it; every
+	// suite binary checks it, whether or not it runs litmus specs.
+	_ "github.com/p2pconf/p2pconf/harness/schedule"
 	"github.com/p2pconf/p2pconf/harness/settings"
 	"github.com/p2pconf/p2pconf/harness/suitesettings"
 )
@@ -79,7 +82,7 @@ func CheckTriples(m *Machine) error {
 	if v == "" {
 		return nil
 	}
-	_, err := ParseTriples(v, m.AllGPUs(), func(a, b GPU) Pair { return Pair{A: a, B: b} })
+	_, err := machine.ParseTriples(v, m.AllGPUs(), func(a, b GPU) Pair { return Pair{A: a, B: b} })
 	if err != nil {
 		var ords []string
 		for _, g := range m.AllGPUs() {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/p2pconf/p2pconf/harness/gpulock"
+	"github.com/p2pconf/p2pconf/harness/litmus"
+	"github.com/p2pconf/p2pconf/harness/schedule"
 	"github.com/p2pconf/p2pconf/harness/settings"
 )
 
@@ -35,13 +37,13 @@ func TestSuiteReadersAgreeWithTheDeclarations(t *testing.T) {
 		baseline, array, dir, filepath.Join(dir, "missing")}
 	readers := map[string]func(func(string) string) error{
 		"bandwidth": func(g func(string) string) error { _, err := ReadBandwidthSettings(g); return err },
-		"litmus":    func(g func(string) string) error { _, err := ReadLitmusSettings(g, false); return err },
+		"litmus":    func(g func(string) string) error { _, err := litmus.ReadSettings(g, false); return err },
 	}
 	names := map[string]string{
 		EnvBWMaxSize: "bandwidth", EnvBaseline: "bandwidth", EnvBWTolerance: "bandwidth", EnvLinkEfficiencyMin: "bandwidth", EnvBWSweep: "bandwidth",
-		EnvLitmusMinInstances: "litmus", EnvLitmusMinFlagShare: "litmus", EnvLitmusMaxViolationBound: "litmus", EnvLitmusProfile: "litmus",
-		EnvLitmusTarget: "litmus", EnvLitmusLinkTarget: "litmus", EnvLitmusMutantHits: "litmus", EnvLitmusBudget: "litmus",
-		EnvLitmusMutantBudget: "litmus", EnvPairMutants: "litmus",
+		litmus.EnvMinInstances: "litmus", litmus.EnvMinFlagShare: "litmus", litmus.EnvMaxViolationBound: "litmus", litmus.EnvProfile: "litmus",
+		litmus.EnvTarget: "litmus", litmus.EnvLinkTarget: "litmus", litmus.EnvMutantHits: "litmus", EnvLitmusBudget: "litmus",
+		litmus.EnvMutantBudget: "litmus", schedule.EnvPairMutants: "litmus",
 	}
 	for name, suite := range names {
 		if _, ok := settings.Lookup(name); !ok {
@@ -80,8 +82,8 @@ func TestDeclaredDefaultsAreTheCodes(t *testing.T) {
 		none := func(string) string { return "" }
 		bw0, err0 := ReadBandwidthSettings(none)
 		bw1, err1 := ReadBandwidthSettings(only)
-		lit0, err2 := ReadLitmusSettings(none, false)
-		lit1, err3 := ReadLitmusSettings(only, false)
+		lit0, err2 := litmus.ReadSettings(none, false)
+		lit1, err3 := litmus.ReadSettings(only, false)
 		if err := errors.Join(err0, err1, err2, err3); err != nil {
 			t.Errorf("%s=%s: %v", s.Name, s.Default, err)
 			continue

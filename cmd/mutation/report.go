@@ -24,11 +24,15 @@ import (
 // specResult is one spec of a run, named the way docs/checks.md and the reports
 // name checks: its id: label, and its pair: label when it runs per pair.
 type specResult struct {
-	ID      string // "access.kernel-remote-write", or the node type for suite nodes ("BeforeSuite")
-	Pair    string // "0-1", or ""
-	Text    string // the full spec text
-	State   types.SpecState
-	Message string // the first line of the failure message
+	ID   string // "access.kernel-remote-write", or the node type for suite nodes ("BeforeSuite")
+	Pair string // "0-1", or ""
+	Text string // the full spec text, for messages
+	// Target is the spec's gpu:, pair: or triple: label, Variant its
+	// declared variant key ("" for a check with one spec per target): with
+	// the ID they identify the spec across runs, whatever its text says.
+	Target, Variant string
+	State           types.SpecState
+	Message         string // the first line of the failure message
 	// FailedIn is the node the failure came from: the spec's own body
 	// (It), or a setup or cleanup node around it.
 	FailedIn types.NodeType
@@ -105,8 +109,10 @@ func (s specResult) Name() string {
 	return s.ID + "[" + s.Pair + "]"
 }
 
-// key identifies a spec across runs of one suite on one preset.
-func (s specResult) key() string { return s.ID + "\x00" + s.Pair + "\x00" + s.Text }
+// key identifies a spec across runs of one suite on one preset: its check,
+// its target and its declared variant key, not its display text (a spec
+// without an id: label has its text in its ID).
+func (s specResult) key() string { return s.ID + "\x00" + s.Target + "\x00" + s.Variant }
 
 func (s specResult) failed() bool { return s.State.Is(types.SpecStateFailureStates) }
 
@@ -226,7 +232,15 @@ func inherited(sr types.SpecReport, origins map[string]time.Time) bool {
 func fromSpecReport(sr types.SpecReport, origins map[string]time.Time) specResult {
 	s := specResult{Text: sr.FullText(), State: sr.State}
 	l := checks.Parse(sr.Labels())
-	s.ID, s.Pair = l.ID, l.Pair
+	s.ID, s.Pair, s.Variant = l.ID, l.Pair, l.Variant
+	switch {
+	case l.Pair != "":
+		s.Target = checks.LabelPair + l.Pair
+	case l.Triple != "":
+		s.Target = checks.LabelTriple + l.Triple
+	case l.GPUText != "":
+		s.Target = checks.LabelGPU + l.GPUText
+	}
 	if s.ID == "" {
 		s.ID = sr.LeafNodeType.String()
 		if sr.LeafNodeType == types.NodeTypeIt {

@@ -312,3 +312,20 @@ func TestAlsoCaughtIsShownAndNotSole(t *testing.T) {
 		t.Errorf("a defect caught by two checks has a sole catcher:\n%s", out.String())
 	}
 }
+
+// TestNewFailuresKeyOnTheDeclaredVariant: a spec is the same spec in the
+// baseline and the run when its check, target and variant key agree, even
+// if its text was reworded; two variants on one target stay apart.
+func TestNewFailuresKeyOnTheDeclaredVariant(t *testing.T) {
+	spec := func(text, variant string) specResult {
+		s := own("access.peer-copy", "0-1")
+		s.Text, s.Target, s.Variant = text, "pair:0-1", variant
+		return s
+	}
+	base := runSummary{Specs: []specResult{spec("copies 4 B from GPU0 to GPU1", "4b")}}
+	run := runSummary{Specs: []specResult{spec("copies 4 bytes from GPU0 to GPU1", "4b"), spec("copies 1 GiB from GPU0 to GPU1", "1gib")}}
+	got := newFailures(base, run)
+	if len(got) != 1 || got[0].Variant != "1gib" {
+		t.Errorf("new failures %+v, want only the 1gib variant (the 4b one failed in the baseline under another text)", got)
+	}
+}

@@ -17,7 +17,9 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/fake"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
+	"github.com/p2pconf/p2pconf/internal/suiterun"
 )
 
 // errNotBuilt marks a suite whose package does not exist yet: its defects
@@ -82,14 +84,8 @@ func (m *mutator) build(suite string) (string, error) {
 	if len(tests) == 0 {
 		return "", errNotBuilt
 	}
-	bin := filepath.Join(m.work, suite+".test")
 	fmt.Fprintf(m.log, "building suites/%s\n", suite)
-	cmd := exec.Command("go", "test", "-c", "-o", bin, "./suites/"+suite+"/")
-	cmd.Dir = m.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go test -c ./suites/%s/: %v\n%s", suite, err, strings.TrimSpace(string(out)))
-	}
-	return bin, nil
+	return suiterun.Build(m.root, m.work, suite)
 }
 
 // baseline is the suite's run on preset without defects.
@@ -208,8 +204,8 @@ func plusDefect(d string) string {
 // the suite's report files go there too, not into the repository. A
 // bandwidth baseline of the caller's is dropped: only gated runs get one.
 func suiteEnv(preset, defect, reportDir, stateDir string) []string {
-	drop := map[string]bool{"P2PCONF_BACKEND": true, fake.EnvPreset: true, fake.EnvDefects: true,
-		fake.EnvState: true, "P2PCONF_REPORT_DIR": true, harness.EnvBaseline: true, harness.EnvBWTolerance: true}
+	drop := map[string]bool{machine.EnvBackend: true, fake.EnvPreset: true, fake.EnvDefects: true,
+		fake.EnvState: true, machine.EnvReportDir: true, harness.EnvBaseline: true, harness.EnvBWTolerance: true}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -217,6 +213,6 @@ func suiteEnv(preset, defect, reportDir, stateDir string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "P2PCONF_BACKEND=fake", fake.EnvPreset+"="+preset, fake.EnvDefects+"="+defect,
-		"P2PCONF_REPORT_DIR="+reportDir, fake.EnvState+"="+stateDir)
+	return append(env, machine.EnvBackend+"=fake", fake.EnvPreset+"="+preset, fake.EnvDefects+"="+defect,
+		machine.EnvReportDir+"="+reportDir, fake.EnvState+"="+stateDir)
 }

@@ -13,22 +13,19 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/fake"
+	"github.com/p2pconf/p2pconf/harness/litmus"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/schedule"
 	"github.com/p2pconf/p2pconf/harness/timemodel"
+	"github.com/p2pconf/p2pconf/internal/suiterun"
 )
 
-// suiteBinary is one suite's test binary and the folder it runs in (its
-// package folder, where its testdata/ is, as go test runs it).
-type suiteBinary struct {
-	Name string // the binary's name without .test: access, ipc, ...
-	Dir  string
-	Bin  string
-}
+// suiteBinary is one suite's test binary and the folder it runs in.
+type suiteBinary = suiterun.Binary
 
 // suiteSet is where the suite binaries come from and where reports go.
 type suiteSet struct {
@@ -166,47 +163,14 @@ func checkoutSuites(root string) (suiteSet, error) {
 	return set, nil
 }
 
-// buildSuites compiles suites into tmp.
+// buildSuites compiles suites into tmp (suiterun.BuildAll).
 func buildSuites(root, tmp string, suites []suiteBinary, stderr io.Writer) error {
-	var pkgs []string
+	var names []string
 	for _, b := range suites {
-		pkgs = append(pkgs, "./suites/"+b.Name)
+		names = append(names, b.Name)
 	}
-	fmt.Fprintf(stderr, "p2pconf: building %d suites (go test -c)\n", len(pkgs))
-	args := []string{"test", "-c", "-o", tmp + string(filepath.Separator)}
-	if flags := versionFlags(root); flags != "" {
-		args = append(args, "-ldflags", flags)
-	}
-	cmd := exec.Command("go", append(args, pkgs...)...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if os.Getenv("CGO_CFLAGS") == "" {
-		cmd.Env = append(cmd.Env, "CGO_CFLAGS=-Wno-deprecated-declarations")
-	}
-	cmd.Stdout, cmd.Stderr = stderr, stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("building the suites (go test -c %s): %w", strings.Join(pkgs, " "), err)
-	}
-	return nil
-}
-
-// versionFlags stamps the checkout's version and commit into the suite
-// binaries (go test records no VCS information), as dist/build.sh does,
-// so that every report of the run names them; "" when git cannot tell.
-func versionFlags(root string) string {
-	git := func(args ...string) string {
-		out, err := exec.Command("git", append([]string{"-C", root}, args...)...).Output()
-		if err != nil {
-			return ""
-		}
-		return strings.TrimSpace(string(out))
-	}
-	version, commit := git("describe", "--tags", "--always", "--dirty"), git("rev-parse", "HEAD")
-	if version == "" || commit == "" || strings.ContainsAny(version+commit, " '\"") {
-		return ""
-	}
-	const pkg = "github.com/p2pconf/p2pconf/harness/report"
-	return fmt.Sprintf("-X %s.Version=%s -X %s.Commit=%s", pkg, strings.ReplaceAll(version, "/", "-"), pkg, commit)
+	fmt.Fprintf(stderr, "p2pconf: building %d suites (go test -c)\n", len(names))
+	return suiterun.BuildAll(root, tmp, names, stderr)
 }
 
 // only keeps the suites named in list (comma separated; "" keeps all).
@@ -325,23 +289,6 @@ func gpusOf(specs []schedule.Spec) []int {
 	return out
 }
 
-// cleanEnv is os.Environ without the variables the runner sets per process.
-func cleanEnv(drop ...string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		keep := true
-		for _, d := range drop {
-			if strings.HasPrefix(kv, d+"=") {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // cmdPlan prints the schedule of a run and the time model's prediction,
 // for this machine or a fake preset's spec list.
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
@@ -393,9 +340,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	var env []string
 	if *preset != "" {
-		env = append(cleanEnv("P2PCONF_BACKEND", "P2PCONF_FAKE", "P2PCONF_REPORT_DIR"), "P2PCONF_BACKEND=fake", "P2PCONF_FAKE="+*preset)
+		env = append(suiterun.CleanEnv(machine.EnvBackend, machine.EnvFakePreset, machine.EnvReportDir), machine.EnvBackend+"=fake", machine.EnvFakePreset+"="+*preset)
 	} else {
-		env = cleanEnv("P2PCONF_REPORT_DIR")
+		env = suiterun.CleanEnv(machine.EnvReportDir)
 	}
 	specs, err := listSpecs(set, env, *filter)
 	if err != nil {
@@ -444,7 +391,7 @@ func loadModel(file, profile string) (timemodel.Config, error) {
 		}
 	}
 	if profile == "" {
-		profile = strings.TrimSpace(os.Getenv("P2PCONF_LITMUS_PROFILE"))
+		profile = strings.TrimSpace(os.Getenv(litmus.EnvProfile))
 	}
 	if profile == "" {
 		return m, nil
@@ -467,7 +414,7 @@ func printPlan(w io.Writer, what string, plan schedule.Plan, model timemodel.Con
 	fmt.Fprintf(w, "\ntime model %s, litmus profile %s\n", model.Name, model.Litmus.Profile)
 	for _, rt := range pred.Rounds {
 		r := rt.Round
-		fmt.Fprintf(w, "  %-4s %-6s parallel %d  %8s", r.Name, r.Kind, rt.Parallel, seconds(rt.Seconds))
+		fmt.Fprintf(w, "  %-4s %-6s parallel %d  %8s", r.Name, r.Kind, rt.Parallel, suiterun.Seconds(rt.Seconds))
 		var lanes []string
 		for _, l := range r.Lanes {
 			var parts []string
@@ -482,11 +429,7 @@ func printPlan(w io.Writer, what string, plan schedule.Plan, model timemodel.Con
 	if pred.Seconds > 0 {
 		speedup = pred.BusySeconds / pred.Seconds
 	}
-	fmt.Fprintf(w, "predicted wall time %s (one process at a time: %s; %.1fx)\n", seconds(pred.Seconds), seconds(pred.BusySeconds), speedup)
-}
-
-func seconds(s float64) string {
-	return (time.Duration(s * float64(time.Second))).Round(100 * time.Millisecond).String()
+	fmt.Fprintf(w, "predicted wall time %s (one process at a time: %s; %.1fx)\n", suiterun.Seconds(pred.Seconds), suiterun.Seconds(pred.BusySeconds), speedup)
 }
 
 func intsText(v []int) string {

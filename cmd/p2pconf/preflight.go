@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/preflight"
 	"github.com/p2pconf/p2pconf/harness/report"
 )
@@ -239,7 +240,7 @@ func cmdPreflight(args []string, stdout, stderr io.Writer) error {
 // P2PCONF_REPORT_DIR (unless the caller did), so the verdict is read from
 // where the run wrote.
 func preflightFolder(name string, stderr io.Writer) (string, func(), error) {
-	if explicit := os.Getenv("P2PCONF_REPORT_DIR"); explicit != "" {
+	if explicit := os.Getenv(machine.EnvReportDir); explicit != "" {
 		dir, err := filepath.Abs(explicit)
 		return dir, func() {}, err
 	}
@@ -250,10 +251,10 @@ func preflightFolder(name string, stderr io.Writer) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if err := os.Setenv("P2PCONF_REPORT_DIR", dir); err != nil {
+	if err := os.Setenv(machine.EnvReportDir, dir); err != nil {
 		return "", nil, incomplete(err)
 	}
-	return dir, func() { _ = os.Unsetenv("P2PCONF_REPORT_DIR") }, nil
+	return dir, func() { _ = os.Unsetenv(machine.EnvReportDir) }, nil
 }
 
 // unavailable lists the suites of want that the dist bundle this command

@@ -4,25 +4,20 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
-	"github.com/p2pconf/p2pconf/harness/report"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/schedule"
-	"github.com/p2pconf/p2pconf/harness/timemodel"
+	"github.com/p2pconf/p2pconf/internal/suiterun"
 )
 
 // runFlags are p2pconf run's options. Ginkgo flags (--ginkgo.v, ...) and
@@ -181,7 +176,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Until the suite processes start (r.watchSignals), an interrupt or a
+	// Until the suite processes start (r.Watch), an interrupt or a
 	// termination stops the build or the listing and returns here, so that
 	// the binaries' temporary folder is removed (the processes of the
 	// build share the terminal's interrupt and stop with it).
@@ -200,7 +195,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	// renamed) before anything is built or run.
 	var dir string
 	if !f.dryRun {
-		if dir, err = runFolder(runRoot(), f.run, os.Getenv("P2PCONF_REPORT_DIR"), stderr); err != nil {
+		if dir, err = runFolder(runRoot(), f.run, os.Getenv(machine.EnvReportDir), stderr); err != nil {
 			return err
 		}
 	}
@@ -222,7 +217,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		defer release()
 	}
-	specs, err := listSpecs(set, cleanEnv("P2PCONF_REPORT_DIR"), f.filter)
+	specs, err := listSpecs(set, suiterun.CleanEnv(machine.EnvReportDir), f.filter)
 	if err := errors.Join(stopped(), err); err != nil {
 		return err
 	}
@@ -241,26 +236,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if n := len(schedule.Dropped(specs, opt)); n > 0 {
 		fmt.Fprintf(stderr, "p2pconf run: --mutants representative: %d pair litmus mutants left to their link class's representative pairs\n", n)
 	}
-	r := &runner{set: set, plan: plan, dir: dir, filter: f.filter, extra: f.extra, limit: f.limit,
-		serial: f.serial, mutants: f.mutants, stdout: stdout, stderr: stderr,
-		runID: fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102T150405Z"), hostname(), os.Getpid())}
+	r := &suiterun.Executor{Suites: set.Suites, Plan: plan, Dir: dir, Filter: f.filter, Extra: f.extra, Limit: f.limit,
+		Serial: f.serial, Mutants: f.mutants, Stdout: stdout, Stderr: stderr,
+		RunID: fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102T150405Z"), hostname(), os.Getpid())}
 	// What the run means to run, before it runs: p2pconf report on this
 	// folder expects the same suites, whatever happens to the processes.
-	if err := writeRunRecord(dir, runRecord{RunID: r.runID, Suites: planSuites(plan), LabelFilter: f.filter, GPUs: plan.GPUs}); err != nil {
+	if err := writeRunRecord(dir, runRecord{RunID: r.RunID, Suites: planSuites(plan), LabelFilter: f.filter, GPUs: plan.GPUs}); err != nil {
 		return incomplete(err)
 	}
 	pred := model.Predict(plan, f.limit)
-	r.pred = pred
+	r.Pred = pred
 	fmt.Fprintf(stderr, "p2pconf run %s: %d specs, %d rounds, %d processes; the %s model predicts %s; reports in %s\n",
-		r.runID, plan.Specs(), len(plan.Rounds), plan.Processes(), model.Name, seconds(pred.Seconds), dir)
+		r.RunID, plan.Specs(), len(plan.Rounds), plan.Processes(), model.Name, suiterun.Seconds(pred.Seconds), dir)
 	signal.Stop(early)
 	if err := stopped(); err != nil {
 		return err
 	}
-	unwatch := r.watchSignals()
-	ok := r.execute()
+	unwatch := r.Watch()
+	ok := r.Execute()
 	unwatch()
-	if _, err := r.merge(); err != nil {
+	if _, err := r.Merge(); err != nil {
 		fmt.Fprintf(stderr, "p2pconf run: merging the results: %v\n", err)
 		ok = false
 	}
@@ -313,468 +308,23 @@ func hostname() string {
 	return h
 }
 
-// runFolder picks the run folder. An explicit folder (P2PCONF_REPORT_DIR)
-// must be empty or absent: a caller that named it reads it afterwards, so
-// the run refuses rather than writing elsewhere. reports/NAME under root
-// that holds an earlier run gives way to NAME.2, NAME.3, ... and the run
-// says so: results of two runs are never merged.
+// runFolder picks the run folder (suiterun.RunFolder): a folder named that
+// cannot take the run is bad input, one that cannot be made under reports/
+// leaves the run incomplete.
 func runFolder(root, name, explicit string, stderr io.Writer) (string, error) {
-	if explicit != "" {
-		dir, err := filepath.Abs(explicit)
-		if err != nil {
-			return "", inputErr(err)
-		}
-		if !emptyDir(dir) {
-			return "", inputErr(fmt.Errorf("report folder %s (P2PCONF_REPORT_DIR) already holds files of an earlier run; "+
-				"results of two runs are never merged: give this run a fresh folder", dir))
-		}
-		return dir, os.MkdirAll(dir, 0o755)
-	}
-	if name == "" {
-		name = time.Now().UTC().Format("20060102T150405Z")
-	}
-	base := filepath.Join(root, "reports", name)
-	dir := base
-	for n := 2; !emptyDir(dir); n++ {
-		dir = fmt.Sprintf("%s.%d", base, n)
-	}
-	if dir != base {
-		fmt.Fprintf(stderr, "p2pconf run: %s holds an earlier run named %s; this run writes to %s instead (results of two runs are never merged)\n",
-			base, name, dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := suiterun.RunFolder(root, name, explicit, stderr)
+	var taken *suiterun.ReportDirError
+	switch {
+	case errors.As(err, &taken):
+		return "", inputErr(err)
+	case err != nil && explicit == "":
 		return "", incomplete(err)
 	}
-	return dir, nil
+	return dir, err
 }
 
-// emptyDir reports whether dir is absent or has no entries.
-func emptyDir(dir string) bool {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	return len(ents) == 0
-}
-
-// runner executes a plan.
-type runner struct {
-	set            suiteSet
-	plan           schedule.Plan
-	dir, runID     string
-	filter         string
-	extra          []string
-	limit          int
-	serial         bool
-	mutants        string
-	pred           timemodel.Prediction // of plan, for the ETA of each round
-	stdout, stderr io.Writer
-
-	rounds []report.ScheduleRound
-	out    sync.Mutex // one writer of console lines at a time
-
-	// An interrupt or termination stops the run: no process starts after
-	// it, the running ones stop too, and what they wrote is merged.
-	sigMu   sync.Mutex
-	stopped os.Signal
-	running map[*exec.Cmd]bool
-}
-
-// watchSignals stops the run on SIGINT or SIGTERM; the returned function
-// stops watching.
-func (r *runner) watchSignals() func() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sig := <-ch:
-				r.sigMu.Lock()
-				r.stopped = sig
-				// An interrupt from the terminal reaches the whole process
-				// group already, and a second one would make Ginkgo skip its
-				// reports; a termination reaches only this process.
-				if sig == syscall.SIGTERM {
-					for c := range r.running {
-						_ = c.Process.Signal(sig)
-					}
-				}
-				r.sigMu.Unlock()
-				r.say("p2pconf run: %v: no further process starts; merging what ran", sig)
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() { signal.Stop(ch); close(done) }
-}
-
-// start starts cmd unless the run was stopped, and tracks it for signals.
-func (r *runner) start(cmd *exec.Cmd) error {
-	r.sigMu.Lock()
-	defer r.sigMu.Unlock()
-	if r.stopped != nil {
-		return fmt.Errorf("not started: the run was stopped (%v)", r.stopped)
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	if r.running == nil {
-		r.running = map[*exec.Cmd]bool{}
-	}
-	r.running[cmd] = true
-	return nil
-}
-
-// wait waits for a started cmd.
-func (r *runner) wait(cmd *exec.Cmd) error {
-	err := cmd.Wait()
-	r.sigMu.Lock()
-	delete(r.running, cmd)
-	r.sigMu.Unlock()
-	return err
-}
-
-// runCmd starts and waits for cmd.
-func (r *runner) runCmd(cmd *exec.Cmd) error {
-	if err := r.start(cmd); err != nil {
-		return err
-	}
-	return r.wait(cmd)
-}
-
-// conformanceFlags are the Ginkgo flags of every suite process: never an
-// empty or pending process counted as green, a trace with every failure, a
-// note where a spec is slow.
-var conformanceFlags = []string{"--ginkgo.fail-on-pending", "--ginkgo.fail-on-empty", "--ginkgo.trace",
-	"--ginkgo.poll-progress-after=60s", "--ginkgo.timeout=2h"}
-
-// execute runs the rounds one after another, the lanes of a round at once
-// (at most limit), the processes of a lane one after another. It returns
-// false when a process failed or left fewer results than it had specs.
-func (r *runner) execute() bool {
-	ok := true
-	for i, round := range r.plan.Rounds {
-		slots := len(round.Lanes)
-		if r.limit > 0 && r.limit < slots {
-			slots = r.limit
-		}
-		start := time.Now().UTC()
-		left := 0.0
-		for _, rt := range r.pred.Rounds[i:] {
-			left += rt.Seconds
-		}
-		r.say("== round %s (%s): %d lanes, %d at once; the model expects %s for it, %s for the rest of the run",
-			round.Name, round.Kind, len(round.Lanes), slots, seconds(r.pred.Rounds[i].Seconds), seconds(left))
-		sem := make(chan struct{}, slots)
-		var wg sync.WaitGroup
-		var procs []report.ScheduleProcess
-		var mu sync.Mutex
-		for _, lane := range round.Lanes {
-			// Lanes take their slot in plan order, as the time model has them.
-			sem <- struct{}{}
-			wg.Add(1)
-			go func(lane schedule.Lane) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				for _, p := range lane.Processes {
-					sp := r.runProcess(lane, p, slots > 1)
-					mu.Lock()
-					procs = append(procs, sp)
-					if sp.ExitCode != 0 || sp.Results < sp.Specs {
-						ok = false
-					}
-					mu.Unlock()
-				}
-			}(lane)
-		}
-		wg.Wait()
-		end := time.Now().UTC()
-		r.rounds = append(r.rounds, report.ScheduleRound{Name: round.Name, Kind: round.Kind, Start: &start, End: &end, Processes: procs})
-	}
-	return ok
-}
-
-// runProcess runs one suite process into shards/<shard>/ and returns its
-// schedule entry. With others running beside it (shared), its standard
-// output goes to output.log there and its standard error to the console
-// with the shard before each line.
-func (r *runner) runProcess(lane schedule.Lane, p schedule.Process, shared bool) (sp report.ScheduleProcess) {
-	var bin suiteBinary
-	for _, b := range r.set.Suites {
-		if b.Name == p.Suite {
-			bin = b
-		}
-	}
-	dir := filepath.Join(r.dir, "shards", p.Shard)
-	sp = report.ScheduleProcess{Shard: p.Shard, Suite: p.Suite, Lane: lane.ID, GPUs: nonNilInts(p.GPUs), Pairs: p.PairsEnv(),
-		LabelFilter: andFilters(r.filter, p.Filter), Specs: len(p.Specs)}
-	start := time.Now().UTC()
-	sp.Start = &start
-	defer func() { end := time.Now().UTC(); sp.End = &end }()
-	if err := os.MkdirAll(filepath.Join(dir, "ginkgo"), 0o755); err != nil {
-		r.say("[%s] %v", p.Shard, err)
-		sp.ExitCode = -1
-		return sp
-	}
-	args := append([]string(nil), conformanceFlags...)
-	if sp.LabelFilter != "" {
-		args = append(args, "--ginkgo.label-filter="+sp.LabelFilter)
-	}
-	args = append(args, "--ginkgo.json-report="+filepath.Join(dir, "ginkgo", p.Suite+".json"),
-		"--ginkgo.junit-report="+filepath.Join(dir, "ginkgo", p.Suite+".junit.xml"))
-	args = append(args, r.extra...)
-	cmd := exec.Command(bin.Bin, args...)
-	cmd.Dir = bin.Dir
-	env := []string{"P2PCONF_REPORT_DIR", report.EnvRunID, schedule.EnvPairMutants}
-	if p.GPUs != nil {
-		env = append(env, "P2PCONF_GPUS", "P2PCONF_PAIRS")
-	}
-	cmd.Env = append(cleanEnv(env...), "P2PCONF_REPORT_DIR="+dir, report.EnvRunID+"="+r.runID)
-	if p.GPUs != nil {
-		cmd.Env = append(cmd.Env, "P2PCONF_GPUS="+p.GPUsEnv(), "P2PCONF_PAIRS="+p.PairsEnv())
-	}
-	if p.MutantsElsewhere {
-		cmd.Env = append(cmd.Env, schedule.EnvPairMutants+"="+schedule.PairMutantsRepresentative)
-	}
-	what := fmt.Sprintf("%s: %s", p.Shard, p.Suite)
-	if p.GPUs != nil {
-		what += " on GPUs " + p.GPUsEnv()
-	}
-	if p.Filter != "" {
-		what += " [" + p.Filter + "]"
-	}
-	r.say("== %s, %d specs", what, len(p.Specs))
-	var log *os.File
-	var wg sync.WaitGroup
-	if shared {
-		var err error
-		if log, err = os.Create(filepath.Join(dir, "output.log")); err != nil {
-			r.say("[%s] %v", p.Shard, err)
-			sp.ExitCode = -1
-			return sp
-		}
-		defer log.Close()
-		cmd.Stdout = log
-		pr, pw := io.Pipe()
-		cmd.Stderr = pw
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sc := bufio.NewScanner(pr)
-			sc.Buffer(make([]byte, 64*1024), 1024*1024)
-			for sc.Scan() {
-				r.say("[%s] %s", p.Shard, sc.Text())
-				fmt.Fprintln(log, sc.Text())
-			}
-			_, _ = io.Copy(io.Discard, pr)
-		}()
-		err = r.runCmd(cmd)
-		_ = pw.Close()
-		wg.Wait()
-		sp.ExitCode = processExit(err)
-	} else {
-		cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
-		sp.ExitCode = processExit(r.runCmd(cmd))
-	}
-	if docs, err := report.LoadRunDir(dir); err == nil {
-		for _, d := range docs {
-			sp.Results += len(d.Results)
-		}
-	}
-	switch {
-	case sp.ExitCode != 0:
-		r.say("== %s exited %d (%d of %d results)", p.Shard, sp.ExitCode, sp.Results, sp.Specs)
-	case sp.Results < sp.Specs:
-		r.say("== %s left %d of its %d results", p.Shard, sp.Results, sp.Specs)
-	}
-	return sp
-}
-
-func processExit(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
-}
-
-func (r *runner) say(format string, a ...any) {
-	r.out.Lock()
-	defer r.out.Unlock()
-	fmt.Fprintf(r.stderr, format+"\n", a...)
-}
-
-func nonNilInts(v []int) []int {
-	if v == nil {
-		return []int{}
-	}
-	return v
-}
-
-// andFilters joins two label filters with &&.
-func andFilters(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return "(" + a + ") && (" + b + ")"
-}
-
-// merge joins each suite's shards into <suite>.conformance.json,
-// <suite>.junit.xml and <suite>.ginkgo.json in the run folder, each with
-// the schedule of the whole run, and Ginkgo's own reports of each binary
-// into ginkgo/ (one suite report per process). It returns the suites
-// launched, by binary name.
-func (r *runner) merge() ([]string, error) {
-	sched := &report.Schedule{Mode: "parallel", Limit: r.limit, Rounds: r.rounds}
-	if r.serial {
-		sched.Mode = "serial"
-	} else if r.mutants == "representative" {
-		sched.Mutants = r.mutants
-	}
-	var launched []string
-	var errs []error
-	shards := map[string][]report.Shard{} // by the suite name the documents carry
-	ginkgoJSON := map[string][]string{}   // suite name -> its <suite>.ginkgo.json files
-	var names []string
-	for _, b := range r.set.Suites {
-		var nativeJSON, nativeJUnit []string
-		for _, round := range r.rounds {
-			for _, p := range round.Processes {
-				if p.Suite != b.Name {
-					continue
-				}
-				dir := filepath.Join(r.dir, "shards", p.Shard)
-				nativeJSON = append(nativeJSON, filepath.Join(dir, "ginkgo", b.Name+".json"))
-				nativeJUnit = append(nativeJUnit, filepath.Join(dir, "ginkgo", b.Name+".junit.xml"))
-				docs, err := report.LoadRunDir(dir)
-				if err != nil {
-					continue // the report names the suite as incomplete
-				}
-				for _, d := range docs {
-					name := b.Name
-					if len(d.Suites) > 0 {
-						name = d.Suites[0].Name
-					}
-					if _, ok := shards[name]; !ok {
-						names = append(names, name)
-					}
-					shards[name] = append(shards[name], report.Shard{ID: p.Shard, Doc: d})
-					ginkgoJSON[name] = append(ginkgoJSON[name], filepath.Join(dir, name+report.SuiteGinkgoSuffix))
-				}
-			}
-		}
-		if len(nativeJSON) == 0 {
-			continue
-		}
-		launched = append(launched, b.Name)
-		errs = append(errs, joinGinkgoJSON(filepath.Join(r.dir, "ginkgo", b.Name+".json"), nativeJSON),
-			joinJUnit(filepath.Join(r.dir, "ginkgo", b.Name+".junit.xml"), nativeJUnit))
-	}
-	for _, name := range names {
-		doc, err := report.MergeShards(name, shards[name])
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		doc.Schedule = sched
-		doc.Run.ID = r.runID
-		runSelection(&doc.System)
-		data, err := json.MarshalIndent(doc, "", "  ")
-		if err == nil {
-			err = report.WriteFileAtomic(filepath.Join(r.dir, name+report.SuiteConformanceSuffix), append(data, '\n'))
-		}
-		if err == nil {
-			err = report.WriteFileAtomic(filepath.Join(r.dir, name+report.SuiteJUnitSuffix), report.JUnit(doc))
-		}
-		if err == nil {
-			err = joinGinkgoJSON(filepath.Join(r.dir, name+report.SuiteGinkgoSuffix), ginkgoJSON[name])
-		}
-		errs = append(errs, err)
-	}
-	return launched, errors.Join(errs...)
-}
-
-// joinGinkgoJSON writes the suite reports of Ginkgo JSON files (each an
-// array of suite reports) as one array into out. Files that are missing (a
-// process that died before its report) are left out.
-func joinGinkgoJSON(out string, files []string) error {
-	all := []json.RawMessage{}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		var reps []json.RawMessage
-		if err := json.Unmarshal(data, &reps); err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-		all = append(all, reps...)
-	}
-	if len(all) == 0 {
-		return nil
-	}
-	data, err := json.Marshal(all)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	return report.WriteFileAtomic(out, data)
-}
-
-// joinJUnit merges JUnit files into one <testsuites> document
-// (report.MergeJUnit). Files that are missing (a process that died before
-// its report) are left out; one that is not JUnit is an error naming it.
-func joinJUnit(out string, files []string) error {
-	var docs [][]byte
-	var names []string
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		docs, names = append(docs, data), append(names, f)
-	}
-	merged, err := report.MergeJUnit(docs)
-	if err != nil {
-		return fmt.Errorf("%w (documents: %s)", err, strings.Join(names, ", "))
-	}
-	if merged == nil {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	return report.WriteFileAtomic(out, merged)
-}
-
-// runSelection describes the run's own GPU selection in sys: each process
-// recorded the subset the schedule gave it.
-func runSelection(sys *report.System) {
-	var sel []string
-	for _, k := range []string{"P2PCONF_GPUS", "P2PCONF_PAIRS"} {
-		v := os.Getenv(k)
-		if sys.Env != nil {
-			delete(sys.Env, k)
-			if v != "" {
-				sys.Env[k] = v
-			}
-		}
-		if v != "" {
-			sel = append(sel, k+"="+v)
-		}
-	}
-	sys.Selection = strings.Join(sel, " ")
-}
+// processExit is a finished process's exit code (suiterun.ProcessExit).
+func processExit(err error) int { return suiterun.ProcessExit(err) }
 
 // checkRunName refuses a --run value that is not one folder name (run and
 // preflight both write into reports/<name>).

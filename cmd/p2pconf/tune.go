@@ -19,7 +19,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/p2pconf/p2pconf/harness/litmus"
 	"github.com/p2pconf/p2pconf/harness/litmusenv"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
 )
 
@@ -184,9 +186,9 @@ func (t *tuner) try(i int, k litmusenv.Knobs) (*candidate, error) {
 	cmd := exec.CommandContext(ctx, t.bin, "-test.timeout="+limit.String(), "--ginkgo.no-color",
 		"--ginkgo.label-filter=kind:mutant && gpus:1", "--ginkgo.focus="+t.focus, "--ginkgo.json-report="+jsonPath)
 	cmd.Dir = t.dir
-	cmd.Env = append(os.Environ(), litmusenv.EnvVar+"="+envFile, "P2PCONF_GPUS="+t.gpu,
-		"P2PCONF_LITMUS_MUTANT_HITS=1000000000000", "P2PCONF_LITMUS_MUTANT_BUDGET="+t.perMutant.String(),
-		"P2PCONF_REPORT_DIR="+filepath.Join(t.tmp, fmt.Sprintf("run-%d", i)))
+	cmd.Env = append(os.Environ(), litmusenv.EnvVar+"="+envFile, machine.EnvGPUs+"="+t.gpu,
+		litmus.EnvMutantHits+"=1000000000000", litmus.EnvMutantBudget+"="+t.perMutant.String(),
+		machine.EnvReportDir+"="+filepath.Join(t.tmp, fmt.Sprintf("run-%d", i)))
 	outText, runErr := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if runErr != nil && !errors.As(runErr, &ee) {

@@ -9,7 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/machine"
 )
 
 // CheckID is the catalogue ID of every litmus spec, forbidden and mutant.
@@ -19,11 +20,11 @@ const CheckID = "ordering.litmus"
 type Case struct {
 	Test   *Test
 	Place  Placement
-	A      harness.GPU
-	B      harness.GPU     // TwoGPUs and ThreeGPUs only
-	C      harness.GPU     // ThreeGPUs only
-	Pair   *harness.Pair   // TwoGPUs only
-	Triple *harness.Triple // ThreeGPUs only
+	A      machine.GPU
+	B      machine.GPU     // TwoGPUs and ThreeGPUs only
+	C      machine.GPU     // ThreeGPUs only
+	Pair   *machine.Pair   // TwoGPUs only
+	Triple *machine.Triple // ThreeGPUs only
 	// Verdict is the test's verdict here; Why says why a forbidden test
 	// became a mutant (a scope that does not cover the threads).
 	Verdict Verdict
@@ -32,13 +33,13 @@ type Case struct {
 
 // GPUCases lists the cases on one GPU: every test between CTAs, then the
 // tests with host threads.
-func GPUCases(g harness.GPU) []Case {
+func GPUCases(g machine.GPU) []Case {
 	var out []Case
 	for _, kind := range []PlaceKind{CTAs, WithHost} {
 		var cases []Case
 		for _, t := range Catalogue() {
 			for _, pl := range t.Placements(kind) {
-				cases = append(cases, newCase(t, pl, g, harness.GPU{}, nil))
+				cases = append(cases, newCase(t, pl, g, machine.GPU{}, nil))
 			}
 		}
 		out = append(out, mutantsFirst(cases)...)
@@ -68,7 +69,7 @@ func mutantsFirst(cases []Case) []Case {
 
 // PairCases lists the cases on an ordered pair: thread 0 on p.A, the others
 // on p.A or p.B as the placements say.
-func PairCases(p harness.Pair) []Case {
+func PairCases(p machine.Pair) []Case {
 	var out []Case
 	for _, t := range Catalogue() {
 		for _, pl := range t.Placements(TwoGPUs) {
@@ -78,10 +79,10 @@ func PairCases(p harness.Pair) []Case {
 	return mutantsFirst(out)
 }
 
-// TripleCases lists the cases on a triple (see harness.SelectTriples):
+// TripleCases lists the cases on a triple (see machine.SelectTriples):
 // IRIW, WRC and ISA2 with their threads on A, B and C as
 // Test.triplePlacements says, mutants first within a family.
-func TripleCases(tr harness.Triple) []Case {
+func TripleCases(tr machine.Triple) []Case {
 	var out []Case
 	for _, t := range Catalogue() {
 		for _, pl := range t.Placements(ThreeGPUs) {
@@ -93,21 +94,21 @@ func TripleCases(tr harness.Triple) []Case {
 	return mutantsFirst(out)
 }
 
-func newCase(t *Test, pl Placement, a, b harness.GPU, p *harness.Pair) Case {
+func newCase(t *Test, pl Placement, a, b machine.GPU, p *machine.Pair) Case {
 	v, why := pl.Verdict(t)
 	return Case{Test: t, Place: pl, A: a, B: b, Pair: p, Verdict: v, Why: why}
 }
 
 // GPUs are the case's GPUs in role order: A, then B and C where the
 // placement has them.
-func (c Case) GPUs() []harness.GPU {
+func (c Case) GPUs() []machine.GPU {
 	switch c.Place.Kind {
 	case TwoGPUs:
-		return []harness.GPU{c.A, c.B}
+		return []machine.GPU{c.A, c.B}
 	case ThreeGPUs:
-		return []harness.GPU{c.A, c.B, c.C}
+		return []machine.GPU{c.A, c.B, c.C}
 	}
-	return []harness.GPU{c.A}
+	return []machine.GPU{c.A}
 }
 
 // Where describes the placement with the GPUs' names.
@@ -137,11 +138,11 @@ func (c Case) Name() string {
 
 // Labels are the extra labels of the spec (with GPULabels, PairLabels or
 // TripleLabels): its variant key, its kind and slow.
-func (c Case) Labels() []harness.Extra {
+func (c Case) Labels() []string {
 	if c.Verdict == Allowed {
-		return []harness.Extra{harness.Variant(c.Key()), harness.KindLabel(harness.Mutant), harness.Slow}
+		return []string{checks.VariantLabel(c.Key()), checks.KindLabel(checks.Mutant), checks.Slow}
 	}
-	return []harness.Extra{harness.Variant(c.Key()), harness.Slow}
+	return []string{checks.VariantLabel(c.Key()), checks.Slow}
 }
 
 // Key is the case's variant key: the test and its placement by role,
@@ -177,6 +178,11 @@ func (c Case) Key() string {
 func (c Case) group() string {
 	return c.Test.Family + "|" + c.Target() + "|" + c.Where()
 }
+
+// Group is the key of the cases that can give each other power (the same
+// family in the same placement on the same GPUs): the runner remembers the
+// mutants of a process by it.
+func (c Case) Group() string { return c.group() }
 
 // GivesPower reports whether mutant case m gives power to forbidden case f:
 // the same shape (family, threads, locations, final values and target

@@ -7,19 +7,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/machine"
 )
 
 // TestCaseKeys checks that every case's variant key is well formed, unique
 // on its target, free of GPU names and the same on another GPU, pair or
 // triple.
 func TestCaseKeys(t *testing.T) {
-	gpu := func(n int) harness.GPU { return harness.GPU{Ordinal: harness.Device(n)} }
+	gpu := func(n int) machine.GPU { return machine.GPU{Ordinal: backend.Device(n)} }
 	targets := [][2][]Case{
 		{GPUCases(gpu(0)), GPUCases(gpu(3))},
-		{PairCases(harness.Pair{A: gpu(0), B: gpu(1)}), PairCases(harness.Pair{A: gpu(2), B: gpu(0)})},
-		{TripleCases(harness.Triple{A: gpu(0), B: gpu(1), C: gpu(2)}), TripleCases(harness.Triple{A: gpu(3), B: gpu(0), C: gpu(1)})},
+		{PairCases(machine.Pair{A: gpu(0), B: gpu(1)}), PairCases(machine.Pair{A: gpu(2), B: gpu(0)})},
+		{TripleCases(machine.Triple{A: gpu(0), B: gpu(1), C: gpu(2)}), TripleCases(machine.Triple{A: gpu(3), B: gpu(0), C: gpu(1)})},
 	}
 	for _, tc := range targets {
 		seen := map[string]string{}

@@ -6,8 +6,6 @@ package litmus
 import (
 	"strings"
 	"testing"
-
-	"github.com/p2pconf/p2pconf/harness"
 )
 
 // cowwResult is a run of CoWW st.volatile between CTAs with the given
@@ -61,7 +59,7 @@ func TestStoredValues(t *testing.T) {
 // store is an error (the compiler kept only the second of two stores), one
 // that saw every stored value counts.
 func TestVacuous(t *testing.T) {
-	s := harness.LitmusSettings{MinInstances: 64, MinFlagShare: 0.01, MaxViolationBound: 0.1}
+	s := Settings{MinInstances: 64, MinFlagShare: 0.01, MaxViolationBound: 0.1}
 	// What ptxas made of two st.relaxed of x: the reader sees 0 or 2, never 1.
 	merged := cowwResult(t, map[[2]uint32]uint64{{0, 0}: 40, {2, 2}: 50, {0, 2}: 10})
 	want := "vacuous: value 1 of x never observed in 100 instances"

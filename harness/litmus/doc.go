@@ -22,16 +22,21 @@
 //     descriptor, built in memory (not registered with package kernels).
 //   - sim.go: the same kernel interpreted in Go for the fake backend.
 //   - host.go: the host thread's side (sync/atomic on mapped pinned memory).
-//   - cases.go, env.go, runner.go, result.go, power.go: the specs' cases,
-//     the parallel testing environment (many instances per iteration,
-//     permuted roles and locations, a bounded start gate and bounded
-//     barriers, optional stress CTAs), outcome statistics, report entries
-//     and the in-process power registry: a mutant gives power only to the
-//     forbidden tests of its shape in its placement, and never when its
-//     target outcome is sequentially consistent.
-//   - evidence.go: when a forbidden run without violations still does not
-//     count (too few instances, a polled flag seen too rarely, a 95 % bound
-//     too wide): the spec then ends as an error, "inconclusive".
+//   - cases.go, env.go, settings.go: the specs' cases and their variant
+//     keys, the parallel testing environment (many instances per
+//     iteration, permuted roles and locations, a bounded start gate and
+//     bounded barriers, optional stress CTAs) and the settings that say
+//     when a run stops and what a forbidden test needs to pass
+//     (P2PCONF_LITMUS_*).
+//   - runner.go, fixture.go, limits.go: the run of one case through a
+//     Fixture (the spec fixture, handed in by package litmusrun), and the
+//     sizes a reproducer's host side shares with the kernel.
+//   - result.go, coverage.go, evidence.go, evidence_class.go, mutant_run.go:
+//     outcome statistics; when a forbidden run without violations still
+//     does not count (too few instances, a stored value never observed, a
+//     polled flag seen too rarely, a 95 % bound too wide: the spec then
+//     ends as an error, "inconclusive"); the evidence classes of a
+//     forbidden result, judged from the mutants that ran before it.
 //
 // The kernel is persistent: each launch passes a start gate opened by the
 // host, then runs a number of iterations. In each iteration every testing
@@ -54,6 +59,13 @@
 // the rate so far to end near the target. Every wait in the kernel is
 // bounded by %globaltimer and ends in a status word, never in a hang.
 //
-// The package is imported by the suites; it uses the harness fixture and
-// never imports a backend.
+// The package is the Ginkgo-free model: it imports neither the test
+// framework nor the root harness package (internal/layout holds it), so the
+// reproducers (harness/repro) and the p2pconf command build on the very
+// cases, PTX and rules the specs run. The suites run it through package
+// litmusrun, which holds what needs Ginkgo or the fixture: the adapter
+// that hands Run the harness fixture, and the report entries with the
+// in-process power registry (a mutant gives power only to the forbidden
+// tests of its shape in its placement, and never when its target outcome
+// is sequentially consistent). It never imports a backend.
 package litmus

@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/litmusenv"
+	"github.com/p2pconf/p2pconf/harness/machine"
 )
 
 // Env is the testing environment of a litmus run.
@@ -31,7 +31,7 @@ type Env struct {
 	// Evidence says when a run stops (targets and time caps, see Goal)
 	// and what a forbidden test needs, besides no violation, for its run to
 	// count as a pass.
-	Evidence harness.LitmusSettings
+	Evidence Settings
 
 	// Between is the environment of the runs between CTAs of one GPU
 	// (package litmusenv: the P2PCONF_LITMUS_ENV file or the committed
@@ -149,7 +149,7 @@ func (g Goal) String() string {
 // reaches the 64-instance target), so the suite stays fast; injected
 // ordering defects show within that (release-not-ordered breaks MP and
 // ISA2 in most instances).
-func DefaultEnv(cfg harness.Config, s harness.LitmusSettings) Env {
+func DefaultEnv(cfg machine.Config, s Settings) Env {
 	e := Env{
 		Instances:     1 << 17,
 		HostInstances: 1024,

@@ -3,11 +3,7 @@
 
 package litmus
 
-import (
-	"fmt"
-
-	"github.com/p2pconf/p2pconf/harness"
-)
+import "fmt"
 
 // A forbidden test that saw no violation has only shown something if it ran
 // enough instances, if the reading thread actually saw the flag it polls
@@ -79,13 +75,13 @@ func (r *Result) FlagShare() float64 {
 // observed (vacuous, coverage.go), a polled flag seen too rarely, or a 95 %
 // bound on the violation rate above the allowed maximum. It returns ""
 // for a run that counts, and for a mutant (which judges nothing).
-func Inconclusive(r *Result, s harness.LitmusSettings) string {
+func Inconclusive(r *Result, s Settings) string {
 	if r.Case.Verdict != Forbidden {
 		return ""
 	}
 	n := r.Instances()
 	if n < s.MinInstances {
-		return fmt.Sprintf("inconclusive: %d instances counted, fewer than the %d required (%s)", n, s.MinInstances, harness.EnvLitmusMinInstances)
+		return fmt.Sprintf("inconclusive: %d instances counted, fewer than the %d required (%s)", n, s.MinInstances, EnvMinInstances)
 	}
 	if why := r.Vacuous(); why != "" {
 		return why
@@ -94,12 +90,12 @@ func Inconclusive(r *Result, s harness.LitmusSettings) string {
 		seen := r.FlagSeen()
 		if float64(seen) < s.MinFlagShare*float64(n) || seen == 0 {
 			return fmt.Sprintf("inconclusive: flag seen in %d of %d instances, less than the required share %.3g (%s): the reads the test is about were never reached often enough",
-				seen, n, s.MinFlagShare, harness.EnvLitmusMinFlagShare)
+				seen, n, s.MinFlagShare, EnvMinFlagShare)
 		}
 	}
 	if ub := r.UpperBound95(); ub > s.MaxViolationBound {
 		return fmt.Sprintf("inconclusive: the 95 %% upper bound on the violation rate is %.3g per instance over %d instances, above the allowed %.3g (%s)",
-			ub, n, s.MaxViolationBound, harness.EnvLitmusMaxViolationBound)
+			ub, n, s.MaxViolationBound, EnvMaxViolationBound)
 	}
 	return ""
 }

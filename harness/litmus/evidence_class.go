@@ -154,19 +154,19 @@ func GivesInterleaving(m, f Case) bool {
 		m.Test.Model().TargetInterleaved()
 }
 
-// evidence computes a forbidden case's evidence classes from the mutants
+// Evidence computes a forbidden case's evidence classes from the mutants
 // that ran before it and the fake defects that catch it.
-func evidence(c Case, runs []mutantRun, elsewhere bool) EvidenceValue {
+func Evidence(c Case, runs []MutantRun, elsewhere bool) EvidenceValue {
 	var v EvidenceValue
 	var weakRan, interRan int
 	for _, m := range runs {
 		switch {
-		case GivesPower(m.spec, c):
+		case GivesPower(m.Spec, c):
 			weakRan++
 			if m.Hits > 0 {
 				v.Weak = append(v.Weak, fmt.Sprintf("%s (%d of %d)", m.Test, m.Hits, m.Trials))
 			}
-		case GivesInterleaving(m.spec, c):
+		case GivesInterleaving(m.Spec, c):
 			interRan++
 			if m.Hits > 0 {
 				v.Interleaving = append(v.Interleaving, fmt.Sprintf("%s (%d of %d)", m.Test, m.Hits, m.Trials))

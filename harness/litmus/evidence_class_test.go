@@ -32,20 +32,20 @@ func TestEvidenceClasses(t *testing.T) {
 	corr := ctaCase(t, "CoRR rlx.sys")
 	inter := ctaCase(t, "CoRR rlx.sys interleaving")
 	scope := ctaCase(t, "CoRR rlx.cta") // a scope mutant between CTAs
-	run := func(c Case, hits uint64) mutantRun {
-		return mutantRun{Test: c.Test.Name(), Hits: hits, Trials: 1000, spec: c}
+	run := func(c Case, hits uint64) MutantRun {
+		return MutantRun{Test: c.Test.Name(), Hits: hits, Trials: 1000, Spec: c}
 	}
 	for _, tc := range []struct {
 		name string
-		runs []mutantRun
+		runs []MutantRun
 		want []string
 	}{
-		{"nothing showed", []mutantRun{run(inter, 0), run(scope, 0)}, []string{EvidenceChecker}},
-		{"the interleaving mutant showed", []mutantRun{run(inter, 5), run(scope, 0)}, []string{EvidenceInterleaving, EvidenceChecker}},
-		{"the scope mutant showed", []mutantRun{run(inter, 0), run(scope, 3)}, []string{EvidenceWeak, EvidenceChecker}},
-		{"both showed", []mutantRun{run(inter, 5), run(scope, 3)}, []string{EvidenceWeak, EvidenceInterleaving, EvidenceChecker}},
+		{"nothing showed", []MutantRun{run(inter, 0), run(scope, 0)}, []string{EvidenceChecker}},
+		{"the interleaving mutant showed", []MutantRun{run(inter, 5), run(scope, 0)}, []string{EvidenceInterleaving, EvidenceChecker}},
+		{"the scope mutant showed", []MutantRun{run(inter, 0), run(scope, 3)}, []string{EvidenceWeak, EvidenceChecker}},
+		{"both showed", []MutantRun{run(inter, 5), run(scope, 3)}, []string{EvidenceWeak, EvidenceInterleaving, EvidenceChecker}},
 	} {
-		v := evidence(corr, tc.runs, false)
+		v := Evidence(corr, tc.runs, false)
 		if !slices.Equal(v.Classes, tc.want) {
 			t.Errorf("%s: classes %v, want %v (%+v)", tc.name, v.Classes, tc.want, v)
 		}
@@ -59,7 +59,7 @@ func TestEvidenceClasses(t *testing.T) {
 	if GivesInterleaving(inter, mp) || GivesInterleaving(ctaCase(t, "MP rlx.sys"), mp) || GivesInterleaving(ctaCase(t, "MP rlx.sys"), corr) {
 		t.Error("interleaving evidence crossed a family or went to a two-location test")
 	}
-	v := evidence(mp, []mutantRun{run(ctaCase(t, "MP rlx.sys"), 0)}, false)
+	v := Evidence(mp, []MutantRun{run(ctaCase(t, "MP rlx.sys"), 0)}, false)
 	if len(v.Classes) != 0 || !strings.Contains(v.Why, "none of its 1 weakened mutants") || !strings.Contains(v.Why, "no fake defect") {
 		t.Errorf("MP with a silent mutant: %+v", v)
 	}

@@ -6,8 +6,6 @@ package litmus
 import (
 	"strings"
 	"testing"
-
-	"github.com/p2pconf/p2pconf/harness"
 )
 
 // mpResult is a run of MP rel.sys/acq.sys between CTAs with the given
@@ -30,7 +28,7 @@ func mpResult(t *testing.T, counts map[[2]uint32]uint64) *Result {
 }
 
 func TestInconclusive(t *testing.T) {
-	s := harness.LitmusSettings{MinInstances: 64, MinFlagShare: 0.01, MaxViolationBound: 0.1}
+	s := Settings{MinInstances: 64, MinFlagShare: 0.01, MaxViolationBound: 0.1}
 	// A dropped store: the reader never sees the flag, so it never reads x
 	// after it; no violation, and nothing tested: neither stored value was
 	// ever observed.
@@ -47,7 +45,7 @@ func TestInconclusive(t *testing.T) {
 		t.Errorf("flag seen in 0.1 %%, 1 %% required: %q", why)
 	}
 	wide := mpResult(t, map[[2]uint32]uint64{{1, 1}: 64})
-	if why := Inconclusive(wide, harness.LitmusSettings{MinInstances: 1, MinFlagShare: 0.01, MaxViolationBound: 0.01}); !strings.Contains(why, "95 % upper bound") {
+	if why := Inconclusive(wide, Settings{MinInstances: 1, MinFlagShare: 0.01, MaxViolationBound: 0.01}); !strings.Contains(why, "95 % upper bound") {
 		t.Errorf("3/64 above 0.01: %q", why)
 	}
 	good := mpResult(t, map[[2]uint32]uint64{{1, 1}: 60, {0, 0}: 4})

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/machine"
 )
 
 func goalEnv() Env {
-	return Env{LaunchTime: 100 * time.Millisecond, Evidence: harness.LitmusSettings{Target: 1e9, LinkTarget: 1e7, MutantHits: 100,
+	return Env{LaunchTime: 100 * time.Millisecond, Evidence: Settings{Target: 1e9, LinkTarget: 1e7, MutantHits: 100,
 		Budget: 2 * time.Second, MutantBudget: time.Second}}
 }
 
@@ -22,7 +22,7 @@ func goalEnv() Env {
 func TestGoal(t *testing.T) {
 	e := goalEnv()
 	var sawCTA, sawHost, sawPair, sawTriple, sawMutant bool
-	for _, c := range slices.Concat(GPUCases(harness.GPU{}), PairCases(harness.Pair{}), TripleCases(aTriple())) {
+	for _, c := range slices.Concat(GPUCases(machine.GPU{}), PairCases(machine.Pair{}), TripleCases(aTriple())) {
 		g := e.Goal(c)
 		switch {
 		case c.Verdict == Allowed:
@@ -104,7 +104,7 @@ func TestTargetMissed(t *testing.T) {
 
 // firstForbidden is the first forbidden case between CTAs of a GPU.
 func firstForbidden(t *testing.T) Case {
-	for _, c := range GPUCases(harness.GPU{}) {
+	for _, c := range GPUCases(machine.GPU{}) {
 		if c.Verdict == Forbidden && c.Place.Kind == CTAs {
 			return c
 		}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -55,15 +55,15 @@ func TestCatalogueIsSound(t *testing.T) {
 	}
 }
 
-func twoGPUs() (harness.GPU, harness.GPU) {
-	return harness.GPU{Ordinal: 0}, harness.GPU{Ordinal: backend.Device(1)}
+func twoGPUs() (machine.GPU, machine.GPU) {
+	return machine.GPU{Ordinal: 0}, machine.GPU{Ordinal: backend.Device(1)}
 }
 
-func aTriple() harness.Triple {
+func aTriple() machine.Triple {
 	a, b := twoGPUs()
-	c := harness.GPU{Ordinal: backend.Device(2)}
-	return harness.Triple{A: a, B: b, C: c, AB: harness.Pair{A: a, B: b, Link: "nvlink"},
-		BC: harness.Pair{A: b, B: c, Link: "nvlink"}, AC: harness.Pair{A: a, B: c, Link: "pcie"}}
+	c := machine.GPU{Ordinal: backend.Device(2)}
+	return machine.Triple{A: a, B: b, C: c, AB: machine.Pair{A: a, B: b, Link: "nvlink"},
+		BC: machine.Pair{A: b, B: c, Link: "nvlink"}, AC: machine.Pair{A: a, B: c, Link: "pcie"}}
 }
 
 // TestEveryForbiddenCaseHasAMutant: in every placement on a GPU, pair or
@@ -73,7 +73,7 @@ func aTriple() harness.Triple {
 // can give it power.
 func TestEveryForbiddenCaseHasAMutant(t *testing.T) {
 	a, b := twoGPUs()
-	cases := slices.Concat(GPUCases(a), PairCases(harness.Pair{A: a, B: b, Link: "nvlink"}), TripleCases(aTriple()))
+	cases := slices.Concat(GPUCases(a), PairCases(machine.Pair{A: a, B: b, Link: "nvlink"}), TripleCases(aTriple()))
 	names := map[string]bool{}
 	for i, c := range cases {
 		if names[c.Name()] {
@@ -245,7 +245,7 @@ func TestVerdictRule(t *testing.T) {
 		}
 	}
 	_ = b
-	c := newCase(findTest(t, "MP rel.gpu/acq.gpu"), findTest(t, "MP rel.gpu/acq.gpu").Placements(TwoGPUs)[0], a, b, &harness.Pair{A: a, B: b})
+	c := newCase(findTest(t, "MP rel.gpu/acq.gpu"), findTest(t, "MP rel.gpu/acq.gpu").Placements(TwoGPUs)[0], a, b, &machine.Pair{A: a, B: b})
 	if c.Why == "" || !strings.Contains(c.Name(), "GPU0") || !strings.Contains(c.Name(), "GPU1") || !strings.Contains(c.Name(), "mutant") {
 		t.Errorf("pair case: name %q, why %q", c.Name(), c.Why)
 	}

@@ -214,3 +214,11 @@ func dedupe(s []string) []string {
 	}
 	return out
 }
+
+// StoppedEarly is why parties stopped before the end of a launch, each
+// reason once with how often it happened.
+func (r *Result) StoppedEarly() []string { return dedupe(r.Aborts) }
+
+// TargetRate is the target outcomes counted per second of launch time: a
+// mutant's weak outcomes per second.
+func (r *Result) TargetRate() float64 { return perSecond(r.Count(Target), r.Elapsed) }

@@ -5,6 +5,7 @@ package litmus
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -12,16 +13,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
-
-	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // gpuParty is one GPU's kernel in a run.
 type gpuParty struct {
-	gpu      harness.GPU
+	gpu      machine.GPU
 	roles    []int
 	party    uint32
 	stream   backend.Stream
@@ -35,7 +34,7 @@ type gpuParty struct {
 // is released after the spec.
 type runner struct {
 	ctx     context.Context
-	h       *harness.Harness
+	h       Fixture
 	c       Case
 	env     Env
 	t       *Test
@@ -57,15 +56,15 @@ type runner struct {
 // Run runs case c until its goal (Env.Goal: a target count of instances or
 // weak outcomes, or a time cap) and returns what it saw. Requirements the
 // machine does not meet skip the spec; harness and driver errors fail it.
-func Run(ctx context.Context, h *harness.Harness, c Case, env Env) *Result {
-	ginkgo.GinkgoHelper()
+func Run(ctx context.Context, h Fixture, c Case, env Env) *Result {
+	h.Helper()
 	env = env.For(c)
 	goal := env.Goal(c)
 	r := &runner{ctx: ctx, h: h, c: c, env: env, t: c.Test, k: c.Test.Kernel(), res: &Result{Case: c, Goal: goal}}
 	r.require()
 	r.plan()
 	r.allocate()
-	seed := uint32(harness.Seed(CheckID, c.Name()))
+	seed := uint32(machine.Seed(CheckID, c.Name()))
 	iters := env.FirstIters
 	start := time.Now()
 	for launch := 0; ; launch++ {
@@ -136,7 +135,7 @@ func (r *runner) maxIters() int {
 // ways (a triple's among all three GPUs), mapped host memory, native
 // atomics where a test's RMW crosses a link.
 func (r *runner) require() {
-	ginkgo.GinkgoHelper()
+	r.h.Helper()
 	c, pl := r.c, r.c.Place
 	if pl.Kind == WithHost {
 		r.h.RequireAttribute(c.A, backend.AttrCanMapHostMemory, 1)
@@ -165,13 +164,13 @@ func (r *runner) require() {
 // three-GPU placement may read or write another's memory), with native
 // atomics where an RMW crosses a link, and enables them.
 func (r *runner) requireTriple() {
-	ginkgo.GinkgoHelper()
+	r.h.Helper()
 	pairs := r.c.Triple.Pairs()
 	for _, p := range pairs {
 		ok, err := r.h.B().CanAccessPeer(p.A.Ordinal, p.B.Ordinal)
-		harness.ExpectNoError(err, "cuDeviceCanAccessPeer(%s, %s)", p.A, p.B)
+		r.h.NoError(err, "cuDeviceCanAccessPeer(%s, %s)", p.A, p.B)
 		if !ok {
-			ginkgo.Skip(fmt.Sprintf("needs peer access among all three GPUs of %s (A↔B, B↔C, A↔C); found cuDeviceCanAccessPeer=0 for %s", r.c.Triple, p))
+			r.h.Skip(fmt.Sprintf("needs peer access among all three GPUs of %s (A↔B, B↔C, A↔C); found cuDeviceCanAccessPeer=0 for %s", r.c.Triple, p))
 		}
 	}
 	if r.c.Place.PeerRMW(r.t) {
@@ -189,7 +188,7 @@ func (r *runner) requireTriple() {
 // instance always sit in different CTAs) within every GPU's co-resident
 // capacity, since spinning CTAs must never wait for CTAs that cannot start.
 func (r *runner) plan() {
-	ginkgo.GinkgoHelper()
+	r.h.Helper()
 	pl := r.c.Place
 	r.hostRls = pl.rolesOn(UnitHost)
 	limit := r.env.Instances
@@ -202,7 +201,7 @@ func (r *runner) plan() {
 		u := Unit(i)
 		gp := &gpuParty{gpu: g, roles: pl.rolesOn(u), party: uint32(i)}
 		per, err := r.h.B().MaxActiveBlocks(g.Ordinal, r.k, r.env.Block)
-		harness.ExpectNoError(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor for %s on %s (block %d)", r.k, g, r.env.Block)
+		r.h.NoError(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor for %s on %s (block %d)", r.k, g, r.env.Block)
 		sms := r.h.Attribute(g, backend.AttrMultiprocessorCount)
 		gp.ctas = per * sms
 		fit := gp.ctas * r.env.Block / max(len(gp.roles), 1)
@@ -210,17 +209,17 @@ func (r *runner) plan() {
 			fit = gp.ctas * r.env.Block
 		}
 		if fit < r.env.Block {
-			ginkgo.Fail(fmt.Sprintf("%s on %s: %d CTAs of %d threads are resident at once (%d per SM × %d SMs), too few for %d roles",
+			r.h.Fail(fmt.Sprintf("%s on %s: %d CTAs of %d threads are resident at once (%d per SM × %d SMs), too few for %d roles",
 				r.t.Name(), g, gp.ctas, r.env.Block, per, sms, len(gp.roles)))
 		}
 		n = min(n, uint32(1)<<(bits.Len(uint(fit))-1))
 		r.gpus = append(r.gpus, gp)
 	}
 	if n < uint32(r.env.Block) {
-		ginkgo.Fail(fmt.Sprintf("%s: %d instances per iteration, fewer than the %d threads of a CTA", r.t.Name(), n, r.env.Block))
+		r.h.Fail(fmt.Sprintf("%s: %d instances per iteration, fewer than the %d threads of a CTA", r.t.Name(), n, r.env.Block))
 	}
 	if r.env.Every && int(n) < len(r.t.Threads)*r.env.Block {
-		ginkgo.Fail(fmt.Sprintf("%s: %d instances per iteration in CTAs of %d threads: fewer CTAs than the %d roles, which must sit in different CTAs",
+		r.h.Fail(fmt.Sprintf("%s: %d instances per iteration in CTAs of %d threads: fewer CTAs than the %d roles, which must sit in different CTAs",
 			r.t.Name(), n, r.env.Block, len(r.t.Threads)))
 	}
 	r.n = n
@@ -238,14 +237,14 @@ func (r *runner) plan() {
 		r.res.Grids = append(r.res.Grids, fmt.Sprintf("host: %d goroutines (roles %v)", r.workers, r.hostRls))
 	}
 	if parties := len(r.gpus) + r.workers; parties > maxParties {
-		ginkgo.Fail(fmt.Sprintf("%s: %d parties, at most %d", r.c.Test.Name(), parties, maxParties))
+		r.h.Fail(fmt.Sprintf("%s: %d parties, at most %d", r.c.Test.Name(), parties, maxParties))
 	}
 }
 
 // allocate makes the location sets, registers, histogram, control and
 // barrier blocks, all zero.
 func (r *runner) allocate() {
-	ginkgo.GinkgoHelper()
+	r.h.Helper()
 	pl, h, a := r.c.Place, r.h, r.c.A
 	words := 2 * int(r.n) * r.slotStride() / 4
 	gpus := r.c.GPUs()
@@ -295,8 +294,8 @@ func (r *runner) slotStride() int {
 
 // buffer allocates a zeroed buffer of words on a GPU or in pinned host
 // memory, remembering how to zero it again after an interrupted launch.
-func (r *runner) buffer(u Unit, g harness.GPU, words int) uint64 {
-	ginkgo.GinkgoHelper()
+func (r *runner) buffer(u Unit, g machine.GPU, words int) uint64 {
+	r.h.Helper()
 	if u == UnitHost {
 		hb := r.h.HostAlloc(r.c.A, uint64(4*words), backend.HostAllocDeviceMap|backend.HostAllocPortable)
 		r.host = append(r.host, hb)
@@ -313,7 +312,7 @@ func (r *runner) buffer(u Unit, g harness.GPU, words int) uint64 {
 // launch runs one launch of iters iterations on every party and returns its
 // wall time, from opening the gate to the last party's end.
 func (r *runner) launch(iters, seed uint32) time.Duration {
-	ginkgo.GinkgoHelper()
+	r.h.Helper()
 	if r.dirty {
 		for _, z := range r.zero {
 			z()
@@ -325,7 +324,7 @@ func (r *runner) launch(iters, seed uint32) time.Duration {
 	}
 	parties := uint32(len(r.gpus) + r.workers)
 	for _, gp := range r.gpus {
-		harness.ExpectNoError(r.h.B().Memset32Async(gp.stream, gp.bar, 0, barBytes/4), "reset the litmus barrier on %s", gp.gpu)
+		r.h.NoError(r.h.B().Memset32Async(gp.stream, gp.bar, 0, barBytes/4), "reset the litmus barrier on %s", gp.gpu)
 		r.h.Launch(gp.stream, r.k, backend.LaunchConfig{Grid: kernels.D1(uint32(gp.ctas)), Block: kernels.D1(uint32(r.env.Block))},
 			r.args(gp.roles, gp.party, parties, iters, seed, gp).list()...)
 	}
@@ -352,7 +351,7 @@ func (r *runner) launch(iters, seed uint32) time.Duration {
 	}
 	wg.Wait()
 	took := time.Since(start)
-	harness.ExpectNoError(err, "run litmus %s %s", r.t.Name(), r.c.Where())
+	r.h.NoError(err, "run litmus %s %s", r.t.Name(), r.c.Where())
 	r.res.record(iters, r.n, took, r.statuses(parties))
 	r.dirty = r.res.consecutiveAborts > 0
 	return took
@@ -395,13 +394,12 @@ func (r *runner) statuses(parties uint32) []string {
 }
 
 func (r *runner) readHistogram() {
-	ginkgo.GinkgoHelper()
+	r.h.Helper()
 	bins := r.t.Model().Bins
 	b := make([]byte, 8*bins)
-	harness.ExpectNoError(r.h.B().CopyFromDevice(r.c.A.Ordinal, b, r.hist), "read the litmus histogram from %s", r.c.A)
+	r.h.NoError(r.h.B().CopyFromDevice(r.c.A.Ordinal, b, r.hist), "read the litmus histogram from %s", r.c.A)
 	r.res.Hist = make([]uint64, bins)
 	for i := range r.res.Hist {
-		w := harness.BytesToWords(b[8*i : 8*i+8])
-		r.res.Hist[i] = uint64(w[0]) | uint64(w[1])<<32
+		r.res.Hist[i] = binary.LittleEndian.Uint64(b[8*i:])
 	}
 }

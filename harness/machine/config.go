@@ -23,6 +23,7 @@ const (
 	EnvFakeDefects   = "P2PCONF_FAKE_DEFECTS"  // comma list of injected fake driver defects
 	EnvGPUs          = "P2PCONF_GPUS"          // ordinals or UUIDs, comma separated
 	EnvPairs         = "P2PCONF_PAIRS"         // ordered pairs "0-1,1-0"
+	EnvTriples       = "P2PCONF_TRIPLES"       // triples of the three-GPU specs "0-1-2,0-2-3"
 	EnvReportDir     = "P2PCONF_REPORT_DIR"    // where conformance.json and friends go
 	EnvLibCUDA       = "P2PCONF_LIBCUDA"       // path of libcuda (default libcuda.so.1)
 	EnvSpecTimeout   = "P2PCONF_SPEC_TIMEOUT"  // default per-spec timeout, a Go duration
@@ -31,6 +32,10 @@ const (
 	EnvLitmusStress  = "P2PCONF_LITMUS_STRESS" // 1 or 0: memory stress from non-testing CTAs in litmus runs
 	EnvDefaultPreset = "nvlink8"               // preset used when P2PCONF_FAKE is unset
 )
+
+// DefaultSpecTimeout is a spec's timeout unless P2PCONF_SPEC_TIMEOUT says
+// otherwise (the reproducers scale theirs from it too).
+const DefaultSpecTimeout = 2 * time.Minute
 
 // Config is the run's configuration, read once from the environment.
 type Config struct {
@@ -68,7 +73,7 @@ func ReadConfig() (Config, error) {
 		FakePreset:   strings.TrimSpace(os.Getenv(EnvFakePreset)),
 		ReportDir:    os.Getenv(EnvReportDir),
 		LibCUDA:      os.Getenv(EnvLibCUDA),
-		SpecTimeout:  2 * time.Minute,
+		SpecTimeout:  DefaultSpecTimeout,
 		LitmusBudget: 2 * time.Second,
 		MutantTrials: 20,
 	}

@@ -8,16 +8,17 @@ import (
 	"os"
 
 	"github.com/p2pconf/p2pconf/harness/backend"
-	"github.com/p2pconf/p2pconf/harness/cudabackend"
-	"github.com/p2pconf/p2pconf/harness/fake"
 )
 
-// OpenBackend opens the backend the configuration names. This is the one
-// place that knows the backends; suites only ever see backend.Backend.
+// OpenBackend opens the backend the configuration names, as registered
+// with package backend by harness/cudabackend or harness/fake: the program
+// links the one it may use (the spec fixture, package harness, links both;
+// so does the p2pconf command), so this package needs neither the cgo
+// binding nor the fake. Suites only ever see backend.Backend.
 func OpenBackend(cfg Config) (backend.Backend, error) {
 	switch cfg.Backend {
 	case "fake":
-		b, err := fake.Open(cfg.FakePreset, cfg.FakeDefects)
+		b, err := backend.Open("fake", backend.OpenSettings{FakePreset: cfg.FakePreset, FakeDefects: cfg.FakeDefects})
 		if err != nil {
 			return nil, fmt.Errorf("fake backend: %w", err)
 		}
@@ -27,7 +28,7 @@ func OpenBackend(cfg Config) (backend.Backend, error) {
 		if os.Getenv("CUDA_DEVICE_ORDER") == "" {
 			os.Setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
 		}
-		b, err := cudabackend.Open(cfg.LibCUDA)
+		b, err := backend.Open("cuda", backend.OpenSettings{LibCUDA: cfg.LibCUDA})
 		if err != nil {
 			return nil, fmt.Errorf("cuda backend: %w\n"+
 				"The suite needs the NVIDIA driver (%s) on this machine. To run it without a GPU, use the in-memory backend:\n"+

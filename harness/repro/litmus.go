@@ -5,62 +5,93 @@ package repro
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
 	"strings"
+
+	"github.com/p2pconf/p2pconf/harness/backend"
+	"github.com/p2pconf/p2pconf/harness/litmus"
+	"github.com/p2pconf/p2pconf/harness/machine"
+	"github.com/p2pconf/p2pconf/kernels"
 )
-
-// litmusCase is one forbidden case of harness/litmus (a test in one
-// placement), as litmus_tables.go records it: the spec text with {A} and
-// {B} for the GPUs, the placement (where each location lives, which
-// threads each GPU plays) and the test's outcome model, one entry per
-// histogram bin.
-type litmusCase struct {
-	Name, Key, Test, Target, Entry string // Key: the spec's variant key
-	Pair                           bool   // on two GPUs (else on GPU A, perhaps with the host)
-	Link                           bool   // runs to the link target: with the host or across the pair
-	HostRMW, PeerRMW               bool   // a read-modify-write on host memory, or on the other GPU's
-	Regs                           int
-	Polled                         bool
-	Homes                          []int    // per location: 0 GPU A, 1 GPU B, -1 pinned host memory
-	Roles                          [2][]int // the threads GPU A and GPU B play
-	HostRoles                      []int    // the threads the host plays
-	Threads                        [][]litmusOp
-	Classes                        string   // per bin: T target, S sequential, I interleaved, W other weak, X impossible
-	Flags                          string   // per bin: 1 when every poll read the value it waits for
-	Texts                          []string // per bin: the outcome, "r0=1 r1=0"
-}
-
-// litmusOp is a litmus.Op, for the host side: Kind 0 load, 1 store, 2
-// read-modify-write (Atom: a add, o or, x exch, c CAS), 3 fence.
-type litmusOp struct {
-	Kind, Loc, Reg, Src int
-	Val, Cmp, Until     uint32
-	Poll                bool
-	Atom                byte
-}
 
 // litmusHelpers is harness/litmus/runner.go in C for GPU parties: plan
 // (instances per iteration within the co-resident CTAs), allocate, launch
 // with the start gate, read the histogram, size the next launch, stop at
 // the target or the cap, and judge as suites/ordering/litmus_test.go does.
-const litmusHelpers = `
+// Its sizes and the stopping and evidence rules are the package's own
+// (litmusDefaults).
+var litmusHelpers = `
 RT_FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, (int *n, CUfunction f, int block, size_t shmem), (n, f, block, shmem))
 
-/* DefaultEnv and the default litmus settings (harness/litmus/env.go,
- * harness/litmus_settings.go), without memory stress (P2PCONF_LITMUS_STRESS unset). */
-enum { LT_BLOCK = 256, LT_STRIDE = 128, LT_FIRST_ITERS = 16, LT_CTL_STRIDE = 128, LT_CTL_BYTES = 128 * 16, LT_BAR_BYTES = 256 };
-#define LT_INSTANCES (1u << 17)
-#define LT_HOST_INSTANCES 1024u /* HostInstances: the host plays its instances one after another */
-#define LT_MAX_ITERS (1u << 20)
-#define LT_LAUNCH_S 0.1
-#define LT_TIMEOUT_NS 2000000000ull
-#define LT_TARGET 1000000000ull    /* P2PCONF_LITMUS_TARGET: between CTAs of one GPU */
-#define LT_LINK_TARGET 10000000ull /* P2PCONF_LITMUS_LINK_TARGET: across the pair */
-#define LT_BUDGET_S 2.0            /* P2PCONF_LITMUS_BUDGET */
-#define LT_MIN_INSTANCES 100000ull /* P2PCONF_LITMUS_MIN_INSTANCES */
-#define LT_MIN_FLAG_SHARE 1e-5     /* P2PCONF_LITMUS_MIN_FLAG_SHARE */
-#define LT_MAX_BOUND 1e-4          /* P2PCONF_LITMUS_MAX_VIOLATION_BOUND */
+` + litmusDefaults() + litmusRuntime
 
-/* lt_op is a litmus.Op for the host side: kind 0 ld, 1 st, 2 atom
+// litmusDefaults are DefaultEnv and the default litmus settings of
+// harness/litmus as C constants, without memory stress (the reproducer
+// leaves P2PCONF_LITMUS_STRESS unset).
+func litmusDefaults() string {
+	env := litmus.DefaultEnv(machine.Config{}, litmus.DefaultSettings())
+	s, lim := env.Evidence, litmus.RunLimits()
+	var b strings.Builder
+	b.WriteString("/* DefaultEnv and the default litmus settings (harness/litmus/env.go,\n * harness/litmus/settings.go), without memory stress (P2PCONF_LITMUS_STRESS unset). */\n")
+	fmt.Fprintf(&b, "enum { LT_BLOCK = %d, LT_STRIDE = %d, LT_FIRST_ITERS = %d, LT_CTL_STRIDE = %d, LT_CTL_BYTES = %d * %d, LT_BAR_BYTES = %d };\n",
+		env.Block, env.Stride, env.FirstIters, lim.CtlStride, lim.CtlStride, lim.CtlRecords, lim.BarBytes)
+	fmt.Fprintf(&b, "#define LT_INSTANCES %s\n", cPow2(env.Instances))
+	fmt.Fprintf(&b, "#define LT_HOST_INSTANCES %du /* HostInstances: the host plays its instances one after another */\n", env.HostInstances)
+	fmt.Fprintf(&b, "#define LT_MAX_ITERS %s\n", cPow2(lim.MaxIters))
+	fmt.Fprintf(&b, "#define LT_LAUNCH_S %s\n", cFloat(env.LaunchTime.Seconds()))
+	fmt.Fprintf(&b, "#define LT_TIMEOUT_NS %dull\n", env.Timeout.Nanoseconds())
+	rules := [][3]string{
+		{"LT_TARGET", fmt.Sprintf("%dull", s.Target), litmus.EnvTarget + ": between CTAs of one GPU"},
+		{"LT_LINK_TARGET", fmt.Sprintf("%dull", s.LinkTarget), litmus.EnvLinkTarget + ": across the pair"},
+		{"LT_BUDGET_S", cFloat(s.Budget.Seconds()), machine.EnvLitmusBudget},
+		{"LT_MIN_INSTANCES", fmt.Sprintf("%dull", s.MinInstances), litmus.EnvMinInstances},
+		{"LT_MIN_FLAG_SHARE", cFloat(s.MinFlagShare), litmus.EnvMinFlagShare},
+		{"LT_MAX_BOUND", cFloat(s.MaxViolationBound), litmus.EnvMaxViolationBound},
+	}
+	width := 0
+	for _, r := range rules {
+		width = max(width, len(r[0])+1+len(r[1]))
+	}
+	for _, r := range rules {
+		fmt.Fprintf(&b, "#define %-*s /* %s */\n", width, r[0]+" "+r[1], r[2])
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// cPow2 writes a power of two as C does best: (1u << k).
+func cPow2(n int) string {
+	if n <= 0 || n&(n-1) != 0 {
+		panic(fmt.Sprintf("repro: %d is not a power of two", n))
+	}
+	return fmt.Sprintf("(1u << %d)", bits.TrailingZeros(uint(n)))
+}
+
+// cFloat writes a double constant in its shortest form that C reads back
+// as a double: 0.1, 2.0, 1e-4 (an exponent below a thousandth).
+func cFloat(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if v != 0 && math.Abs(v) < 1e-3 {
+		s = strconv.FormatFloat(v, 'e', -1, 64)
+	}
+	if i := strings.IndexByte(s, 'e'); i >= 0 {
+		mant, exp := s[:i], s[i+1:]
+		sign := ""
+		if exp[0] == '-' || exp[0] == '+' {
+			sign, exp = strings.TrimPrefix(exp[:1], "+"), exp[1:]
+		}
+		return mant + "e" + sign + strings.TrimLeft(exp, "0")
+	}
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// litmusRuntime is the rest of litmusHelpers: the host side and the run.
+const litmusRuntime = `/* lt_op is a litmus.Op for the host side: kind 0 ld, 1 st, 2 atom
  * (a add, o or, x exch, c cas), 3 fence. */
 struct lt_op {
 	int kind, loc, reg, src;
@@ -475,51 +506,70 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 }
 `
 
-// litmusSpecs are the forbidden litmus cases on t, one spec each: between
-// CTAs of GPU t.A, or across the pair with every placement of the suite.
+// litmusSpecs are the forbidden litmus cases on t, one spec each, in the
+// suite's order: between CTAs of GPU t.A and with host threads, or across
+// the pair with every placement of the suite (harness/litmus).
 func litmusSpecs(t Target) []spec {
-	names := strings.NewReplacer("{A}", fmt.Sprintf("GPU%d", t.A), "{B}", fmt.Sprintf("GPU%d", t.B))
+	a := machine.GPU{Ordinal: backend.Device(t.A)}
+	cases := litmus.GPUCases(a)
+	if t.Pair {
+		cases = litmus.PairCases(machine.Pair{A: a, B: machine.GPU{Ordinal: backend.Device(t.B)}})
+	}
 	var out []spec
-	for _, c := range litmusCases {
-		if c.Pair != t.Pair {
+	for _, c := range cases {
+		if c.Verdict == litmus.Forbidden {
+			out = append(out, litmusSpec(c))
+		}
+	}
+	return out
+}
+
+// litmusSpec is case c as a C lt_case: its placement (where each location
+// lives, which threads each GPU and the host play), its threads, its
+// outcome model (class, flag and text of every histogram bin) and the PTX
+// harness/litmus generates for it.
+func litmusSpec(c litmus.Case) spec {
+	name, m, k := c.Name(), c.Test.Model(), c.Test.Kernel()
+	entry := k.Entry
+	var classes, flags []byte
+	texts := make([]string, m.Bins)
+	for bin := range m.Bins {
+		classes = append(classes, classCode[m.Class(bin)])
+		hist := make([]uint64, m.Bins)
+		hist[bin] = 1
+		flags = append(flags, "01"[min((&litmus.Result{Case: c, Hist: hist}).FlagSeen(), 1)])
+		texts[bin] = cString(m.Text(bin))
+	}
+	decls := fmt.Sprintf("\n/* %s: the PTX harness/litmus generates for it, unchanged. */\nstatic const char PTX_%s[] =\n%s;\nstatic const char *const TEXT_%s[] = {%s};\n",
+		c.Test.Name(), entry, cStringLines(k.PTX), entry, strings.Join(texts, ", "))
+	homes := []string{"0", "0", "0", "0"}
+	for i, u := range c.Place.Homes {
+		homes[i] = fmt.Sprint(int(u))
+	}
+	var roles [2][]int
+	var hostRoles []int
+	for i, u := range c.Place.Roles {
+		if u == litmus.UnitHost {
+			hostRoles = append(hostRoles, i)
 			continue
 		}
-		name := names.Replace(c.Name)
-		decls := fmt.Sprintf("\n/* %s: the PTX harness/litmus generates for it, unchanged. */\nstatic const char PTX_%s[] =\n%s;\nstatic const char *const TEXT_%s[] = {", c.Test, c.Entry, cStringLines(litmusPTX[c.Entry]), c.Entry)
-		for i, s := range c.Texts {
-			if i > 0 {
-				decls += ", "
-			}
-			decls += cString(s)
+		roles[u] = append(roles[u], i)
+	}
+	ops, nops := make([]string, 4), make([]string, 4)
+	for r := range ops {
+		ops[r], nops[r] = "NULL", "0"
+		if r >= len(c.Test.Threads) {
+			continue
 		}
-		decls += "};\n"
-		homes := make([]string, 4)
-		for i := range homes {
-			homes[i] = "0"
-			if i < len(c.Homes) {
-				homes[i] = fmt.Sprint(c.Homes[i])
-			}
+		th := c.Test.Threads[r]
+		ops[r], nops[r] = fmt.Sprintf("OPS_%s_%d", entry, r), fmt.Sprint(len(th))
+		var list []string
+		for _, op := range th {
+			list = append(list, fmt.Sprintf("{%d, %d, %d, %d, %du, %du, %du, %d, %s}", op.Kind, op.Loc, op.Reg, op.Src, op.Val, op.Cmp, op.Until, b2i(op.Poll), atomChar(atomCode[op.Atom])))
 		}
-		var roles [2]uint32
-		for u := range roles {
-			roles[u] = packRoles(c.Roles[u])
-		}
-		ops, nops := make([]string, 4), make([]string, 4)
-		for r := range ops {
-			ops[r], nops[r] = "NULL", "0"
-			if r < len(c.Threads) {
-				ops[r], nops[r] = fmt.Sprintf("OPS_%s_%d", c.Entry, r), fmt.Sprint(len(c.Threads[r]))
-				decls += fmt.Sprintf("static const struct lt_op OPS_%s_%d[] = {", c.Entry, r)
-				for i, op := range c.Threads[r] {
-					if i > 0 {
-						decls += ", "
-					}
-					decls += fmt.Sprintf("{%d, %d, %d, %d, %du, %du, %du, %d, %s}", op.Kind, op.Loc, op.Reg, op.Src, op.Val, op.Cmp, op.Until, b2i(op.Poll), atomChar(op.Atom))
-				}
-				decls += "};\n"
-			}
-		}
-		code := fmt.Sprintf(`static const struct lt_case c = {
+		decls += fmt.Sprintf("static const struct lt_op OPS_%s_%d[] = {%s};\n", entry, r, strings.Join(list, ", "))
+	}
+	code := fmt.Sprintf(`static const struct lt_case c = {
 	.test = %s, .target_text = %s, .entry = %s, .ptx = PTX_%s,
 	.pair = %d, .link = %d, .host_rmw = %d, .peer_rmw = %d, .nlocs = %d, .homes = {%s}, .nregs = %d, .nbins = %d, .polled = %d,
 	.roles = {0x%xu, 0x%xu}, .nroles = {%d, %d}, .host_roles = 0x%xu, .nhost_roles = %d,
@@ -528,15 +578,22 @@ func litmusSpecs(t Target) []spec {
 };
 step("running %%s until %%.3g instances or %%g s, with up to %%u instances per iteration", c.test, (double)(c.link ? LT_LINK_TARGET : LT_TARGET), LT_BUDGET_S, c.nhost_roles ? LT_HOST_INSTANCES : LT_INSTANCES);
 run_litmus(&c, %du);
-`, cString(c.Test), cString(c.Target), cString(c.Entry), c.Entry,
-			b2i(c.Pair), b2i(c.Link), b2i(c.HostRMW), b2i(c.PeerRMW), len(c.Homes), strings.Join(homes, ", "), c.Regs, len(c.Classes), b2i(c.Polled),
-			roles[0], roles[1], len(c.Roles[0]), len(c.Roles[1]), packRoles(c.HostRoles), len(c.HostRoles),
-			strings.Join(ops, ", "), strings.Join(nops, ", "),
-			cString(c.Classes), cString(c.Flags), c.Entry, seed32("ordering.litmus", name))
-		out = append(out, spec{name: name, key: c.Key, decls: decls, code: code})
-	}
-	return out
+`, cString(c.Test.Name()), cString(c.Test.TargetText()), cString(entry), entry,
+		b2i(c.Pair != nil), b2i(c.Place.Kind != litmus.CTAs), b2i(c.Place.HostRMW(c.Test)), b2i(c.Place.PeerRMW(c.Test)), len(c.Place.Homes), strings.Join(homes, ", "),
+		c.Test.Regs(), m.Bins, b2i(c.Test.Polled()),
+		packRoles(roles[0]), packRoles(roles[1]), len(roles[0]), len(roles[1]), packRoles(hostRoles), len(hostRoles),
+		strings.Join(ops, ", "), strings.Join(nops, ", "),
+		cString(string(classes)), cString(string(flags)), entry, uint32(machine.Seed(litmus.CheckID, name)))
+	return spec{name: name, key: c.Key(), decls: decls, code: code}
 }
+
+// classCode is the letter of an outcome class in an lt_case's cls: T
+// target, S sequential, I interleaved, W other weak, X impossible.
+var classCode = map[litmus.Class]byte{litmus.Target: 'T', litmus.Sequential: 'S', litmus.Interleaved: 'I', litmus.OtherWeak: 'W', litmus.Impossible: 'X'}
+
+// atomCode is the letter of a read-modify-write in an lt_op: a add, o or,
+// x exch, c CAS; 0 for the other operations.
+var atomCode = map[kernels.AtomOp]byte{kernels.OpAdd: 'a', kernels.OpOr: 'o', kernels.OpExch: 'x', kernels.OpCAS: 'c'}
 
 // packRoles packs a list of threads, one nibble each (layout.go).
 func packRoles(roles []int) uint32 {

@@ -5,9 +5,10 @@
 // bandwidth suite's gate and sizes, the litmus stopping rule, the triples),
 // so that package settings checks them before any spec tree is built and
 // cmd/p2pconf, which links no test framework, checks them before it builds
-// a suite. The suites read their values through package harness
-// (ReadBandwidthSettings, ReadLitmusSettings, Triples); a test there holds
-// its answers equal to these checks for every variable.
+// a suite. The suites read their values through harness.ReadBandwidthSettings,
+// litmus.ReadSettings (package harness/litmus) and harness.Triples; a test
+// in package harness holds their answers equal to these checks for every
+// variable.
 package suitesettings
 
 import (
@@ -17,12 +18,14 @@ import (
 	"strings"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/settings"
 )
 
-// EnvTriples names the triples of the three-GPU specs.
-const EnvTriples = "P2PCONF_TRIPLES"
+// EnvTriples names the triples of the three-GPU specs (harness/machine
+// reads them).
+const EnvTriples = machine.EnvTriples
 
 // The bandwidth suite.
 var _ = settings.Declare(

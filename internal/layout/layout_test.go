@@ -69,6 +69,7 @@ func TestSpecsUseOnlyTheFixture(t *testing.T) {
 
 // TestCommandHasNoGinkgo: the p2pconf command reads reports and the machine
 // and must build without the test framework (`go list -deps ./cmd/p2pconf`).
+// TestCoreHasNoFramework holds the same for the packages it builds on.
 func TestCommandHasNoGinkgo(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -115,6 +116,48 @@ func TestReportHasNoGPUCode(t *testing.T) {
 	for _, d := range deps {
 		if strings.Contains(d, "ginkgo") || strings.Contains(d, "gomega") || forbidden[d] {
 			t.Errorf("harness/report depends on %s", d)
+		}
+	}
+}
+
+// ginkgoFree are the packages the p2pconf command and the reproducers
+// build on: the litmus model (the suites run it through harness/litmusrun),
+// the reports, the reproducers, the machine and the suite builder and
+// runner (internal/suiterun). None may depend on the test
+// framework or on the spec fixture (the root harness package), so that
+// what the command writes comes from the very model the specs run.
+var ginkgoFree = []string{"./harness/litmus", "./harness/report", "./harness/repro", "./harness/machine", "./internal/suiterun"}
+
+// noCgo are the packages among them that need no GPU code either: the
+// machine opens its backend by name (backend.Open), so neither the cgo
+// binding, the cuda backend nor the fake is in their dependencies; the
+// reproducers are C and keep the binding's shim header.
+var noCgo = map[string]bool{"./harness/litmus": true, "./harness/report": true, "./harness/machine": true, "./internal/suiterun": true}
+
+// TestCoreHasNoFramework: `go list -deps` of each package in ginkgoFree
+// lists neither Ginkgo, Gomega nor the root harness package, and for those
+// in noCgo no backend and no CUDA binding.
+func TestCoreHasNoFramework(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("needs the go command (found: %v)", err)
+	}
+	for _, pkg := range ginkgoFree {
+		cmd := exec.Command(goTool, "list", "-deps", pkg)
+		cmd.Dir = filepath.Join("..", "..")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 10 || deps[len(deps)-1] != module+strings.TrimPrefix(pkg, ".") {
+			t.Fatalf("go list -deps %s listed %d packages, not ending in the package itself:\n%s", pkg, len(deps), out)
+		}
+		for _, d := range deps {
+			gpuCode := d == module+"/harness/cuda" || d == module+"/harness/cudabackend" || d == module+"/harness/fake"
+			if strings.Contains(d, "ginkgo") || strings.Contains(d, "gomega") || d == module+"/harness" || (noCgo[pkg] && gpuCode) {
+				t.Errorf("%s depends on %s", strings.TrimPrefix(pkg, "./"), d)
+			}
 		}
 	}
 }

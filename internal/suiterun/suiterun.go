@@ -4,12 +4,19 @@
 // Package suiterun builds suite test binaries once and runs them with a given
 // environment, reading back Ginkgo's JSON report. The self-test (every suite
 // on every fake preset) and the mutation run (every suite under every fake
-// defect) are both made of such runs.
+// defect) are both made of such runs; p2pconf run and plan build their
+// binaries here too (BuildAll: the project's one go test -c). The package
+// reads Ginkgo's JSON through harness/report's own types, so it links no
+// test framework and the p2pconf command can use it.
+//
+// p2pconf run's orchestration lives here as well, so that the command only
+// parses flags and prints: the run folder policy (folder.go), the executor
+// of a schedule's plan with its signal handling, and the merge of every
+// process's shard into the run folder's reports (executor.go).
 package suiterun
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
+	"github.com/p2pconf/p2pconf/harness/report"
 )
 
 // Suites lists the suite packages under ./suites of the module at root.
@@ -39,18 +46,6 @@ func Suites(root string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// Build compiles suite's test binary into dir and returns its path.
-func Build(root, dir, suite string) (string, error) {
-	bin := filepath.Join(dir, suite+".test")
-	cmd := exec.Command("go", "test", "-c", "-o", bin, "./suites/"+suite)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "CGO_CFLAGS=-Wno-deprecated-declarations")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("suiterun: build suites/%s: %v\n%s", suite, err, out)
-	}
-	return bin, nil
 }
 
 // Spec is one spec's outcome.
@@ -119,14 +114,14 @@ func Run(root, bin, suite string, env []string, timeout time.Duration) (Result, 
 
 // ParseReport reads the It specs of a Ginkgo JSON report.
 func ParseReport(b []byte) ([]Spec, error) {
-	var reports []types.Report
-	if err := json.Unmarshal(b, &reports); err != nil {
+	reports, err := report.DecodeGinkgoJSON(b)
+	if err != nil {
 		return nil, fmt.Errorf("suiterun: parse Ginkgo JSON: %w", err)
 	}
 	var out []Spec
 	for _, r := range reports {
 		for _, s := range r.SpecReports {
-			if s.LeafNodeType != types.NodeTypeIt {
+			if s.LeafNodeType != report.NodeIt {
 				continue
 			}
 			sp := Spec{Text: s.FullText(), State: s.State.String()}
@@ -140,7 +135,7 @@ func ParseReport(b []byte) ([]Spec, error) {
 					sp.Variant = strings.TrimPrefix(l, "variant:")
 				}
 			}
-			if s.State != types.SpecStatePassed {
+			if s.State != report.SpecPassed {
 				sp.Reason = firstLine(s.Failure.Message)
 			}
 			out = append(out, sp)

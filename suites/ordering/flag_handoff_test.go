@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/litmus"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -112,8 +113,8 @@ func handoffText(p harness.Pair, v mpVariant, home harness.GPU) string {
 // handoffEvidence is the litmus tests' rule for a forbidden outcome's pass
 // (P2PCONF_LITMUS_MIN_INSTANCES, _MIN_FLAG_SHARE, _MAX_VIOLATION_BOUND),
 // which the flag handoff, a message-passing test, obeys too.
-func handoffEvidence() harness.LitmusSettings {
-	s, err := harness.ReadLitmusSettings(os.Getenv, harness.RunConfig().Backend == "fake")
+func handoffEvidence() litmus.Settings {
+	s, err := litmus.ReadSettings(os.Getenv, harness.RunConfig().Backend == "fake")
 	if err != nil {
 		panic(fmt.Sprintf("ordering.flag-handoff-sys: %v", err))
 	}
@@ -125,15 +126,15 @@ func handoffEvidence() harness.LitmusSettings {
 // less than the minimum share of them (a reader that never saw the flag
 // read nothing the test is about), or a 95 % bound on the stale rate
 // (−ln 0.05 / instances, none seen) above the allowed maximum.
-func expectEnoughHandoffs(t mpTally, n uint32, s harness.LitmusSettings) {
+func expectEnoughHandoffs(t mpTally, n uint32, s litmus.Settings) {
 	GinkgoHelper()
 	counted := t.seen + t.notSeen
 	Expect(counted).To(BeNumerically(">=", s.MinInstances), "handoff instances counted, fewer than the %d required (%s): %s",
-		s.MinInstances, harness.EnvLitmusMinInstances, t.describe(n))
+		s.MinInstances, litmus.EnvMinInstances, t.describe(n))
 	Expect(float64(t.seen)).To(BeNumerically(">=", s.MinFlagShare*float64(counted)), "instances whose reader saw the flag, less than the share %.3g required (%s): %s",
-		s.MinFlagShare, harness.EnvLitmusMinFlagShare, t.describe(n))
+		s.MinFlagShare, litmus.EnvMinFlagShare, t.describe(n))
 	bound := -math.Log(0.05) / float64(counted)
 	harness.Metric("stale_rate_bound95", bound, "per instance", t.describe(n))
 	Expect(bound).To(BeNumerically("<=", s.MaxViolationBound), "95 %% upper bound on the stale-data rate over %d instances, above the %.3g allowed (%s)",
-		counted, s.MaxViolationBound, harness.EnvLitmusMaxViolationBound)
+		counted, s.MaxViolationBound, litmus.EnvMaxViolationBound)
 }

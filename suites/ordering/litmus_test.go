@@ -12,6 +12,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/harness/litmus"
+	"github.com/p2pconf/p2pconf/harness/litmusrun"
 )
 
 // The litmus tests are data (harness/litmus: catalogue*.go); each one runs
@@ -101,7 +102,7 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 // suite at tree construction, naming the variable.
 func litmusEnv() (litmus.Env, SpecTimeout) {
 	cfg := harness.RunConfig()
-	evidence, err := harness.ReadLitmusSettings(os.Getenv, cfg.Backend == "fake")
+	evidence, err := litmus.ReadSettings(os.Getenv, cfg.Backend == "fake")
 	if err != nil {
 		panic(fmt.Sprintf("ordering.litmus: %v", err))
 	}
@@ -116,8 +117,8 @@ func runLitmus(ctx SpecContext, h *harness.Harness, c litmus.Case, env litmus.En
 	if c.Why != "" {
 		By("this is a mutant here: " + c.Why)
 	}
-	r := litmus.Run(ctx, h, c, env)
-	litmus.Report(r, env)
+	r := litmusrun.Run(ctx, h, c, env)
+	litmusrun.Report(r, env)
 
 	By("checking that instances completed and read only values the test writes")
 	Expect(r.Instances()).To(BeNumerically(">", 0), "no instance of %s on %s completed: %s", c.Test.Name(), c.Target(), r.Summary())

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package litmus
+package litmusrun
 
 import (
 	"fmt"
@@ -9,36 +9,28 @@ import (
 	"sync"
 
 	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/litmus"
 	"github.com/p2pconf/p2pconf/harness/report"
 )
-
-// mutantRun is what a mutant spec saw, kept for its forbidden siblings.
-type mutantRun struct {
-	Test   string  `json:"test"`
-	Hits   uint64  `json:"weak_outcomes"`
-	Trials uint64  `json:"instances"`
-	Rate   float64 `json:"weak_outcomes_per_second"`
-	spec   Case
-}
 
 // powerRegistry remembers, per group (family, placement, GPUs), the mutants
 // that ran in this process, so a forbidden spec that runs after them can say
 // whether its pass is power-gated.
 var powerRegistry = struct {
 	sync.Mutex
-	runs map[string][]mutantRun
-}{runs: map[string][]mutantRun{}}
+	runs map[string][]litmus.MutantRun
+}{runs: map[string][]litmus.MutantRun{}}
 
-func rememberMutant(c Case, m mutantRun) {
+func rememberMutant(c litmus.Case, m litmus.MutantRun) {
 	powerRegistry.Lock()
 	defer powerRegistry.Unlock()
-	powerRegistry.runs[c.group()] = append(powerRegistry.runs[c.group()], m)
+	powerRegistry.runs[c.Group()] = append(powerRegistry.runs[c.Group()], m)
 }
 
-func mutantsOf(c Case) []mutantRun {
+func mutantsOf(c litmus.Case) []litmus.MutantRun {
 	powerRegistry.Lock()
 	defer powerRegistry.Unlock()
-	return append([]mutantRun(nil), powerRegistry.runs[c.group()]...)
+	return append([]litmus.MutantRun(nil), powerRegistry.runs[c.Group()]...)
 }
 
 // Report attaches the run's observations to the spec: instances,
@@ -47,7 +39,7 @@ func mutantsOf(c Case) []mutantRun {
 // saw a polled flag, and whether its own mutants that ran before it in this
 // process showed power; for a mutant its weak outcomes per second and a
 // power entry naming the forbidden specs it gives power to.
-func Report(r *Result, env Env) {
+func Report(r *litmus.Result, env litmus.Env) {
 	c := r.Case
 	where := fmt.Sprintf("%s %s", c.Test.Name(), c.Where())
 	n := r.Instances()
@@ -56,16 +48,16 @@ func Report(r *Result, env Env) {
 	harness.Metric("skipped_instances", float64(r.Skipped()), "instances", fmt.Sprintf("%s: launched but not counted because a wait timed out", where))
 	harness.Finding("outcome_histogram", r.Histogram(), where)
 	harness.Finding("litmus_environment", map[string]any{"instances_per_iteration": r.N, "launches": r.Launches,
-		"iterations": r.Iterations, "grids": r.Grids, "stopped_early": dedupe(r.Aborts),
+		"iterations": r.Iterations, "grids": r.Grids, "stopped_early": r.StoppedEarly(),
 		"environment": env.For(c).Finding(c)}, where)
 	reportGoal(r, where)
-	if other := r.Count(OtherWeak); other > 0 && c.Verdict == Allowed {
+	if other := r.Count(litmus.OtherWeak); other > 0 && c.Verdict == litmus.Allowed {
 		harness.Finding("other_weak_outcomes", other, fmt.Sprintf("%s: outcomes that are neither sequentially consistent nor the mutant's target (a mutant does not judge them)", where))
 	}
-	hits := r.Count(Target)
-	if c.Verdict == Forbidden {
+	hits := r.Count(litmus.Target)
+	if c.Verdict == litmus.Forbidden {
 		ub := r.UpperBound95()
-		harness.Metric("violations", float64(r.Violations()), "instances", fmt.Sprintf("%s: forbidden outcome %s (%d) or another outcome that is not sequentially consistent (%d)", where, c.Test.TargetText(), hits, r.Count(OtherWeak)))
+		harness.Metric("violations", float64(r.Violations()), "instances", fmt.Sprintf("%s: forbidden outcome %s (%d) or another outcome that is not sequentially consistent (%d)", where, c.Test.TargetText(), hits, r.Count(litmus.OtherWeak)))
 		harness.Metric("violation_upper_bound_95", ub, "per instance", fmt.Sprintf("%s: 95 %% upper bound on the probability of %s per instance", where, c.Test.TargetText()))
 		harness.Metric("violation_upper_bound_95_per_second", ub*r.Rate(), "1/s", where)
 		if c.Test.Polled() {
@@ -76,11 +68,11 @@ func Report(r *Result, env Env) {
 		reportPower(c, env.Evidence.PairMutantsElsewhere)
 		return
 	}
-	rate := perSecond(hits, r.Elapsed)
+	rate := r.TargetRate()
 	harness.Metric("weak_outcomes", float64(hits), "instances", fmt.Sprintf("%s: allowed weak outcome %s", where, c.Test.TargetText()))
 	harness.Metric("weak_outcomes_per_second", rate, "1/s", where)
 	reportCoverage(r, where)
-	run := mutantRun{Test: c.Test.Name(), Hits: hits, Trials: n, Rate: rate, spec: c}
+	run := litmus.MutantRun{Test: c.Test.Name(), Hits: hits, Trials: n, Rate: rate, Spec: c}
 	if c.Test.Model().TargetIsSC() {
 		detail := fmt.Sprintf("%s: the target outcome %s is sequentially consistent, so seeing it (%d of %d instances) shows only that the threads interleave, not that a forbidden test could fail", where, c.Test.TargetText(), hits, n)
 		if c.Test.Model().TargetInterleaved() && len(c.Test.Locs) == 1 {
@@ -101,7 +93,7 @@ func Report(r *Result, env Env) {
 		detail += "; a mutant here because " + c.Why
 	}
 	if len(specs) > 0 {
-		harness.PowerTo(CheckID, specs, harness.PowerResult{Observed: hits > 0, Hits: int(hits), Trials: int(n)}, detail)
+		harness.PowerTo(litmus.CheckID, specs, harness.PowerResult{Observed: hits > 0, Hits: int(hits), Trials: int(n)}, detail)
 	} else {
 		harness.Finding("gives no power", c.Test.TargetText(), detail)
 	}
@@ -114,7 +106,7 @@ func Report(r *Result, env Env) {
 // its own, so a pass that rests on less than the target shows as such in
 // the report; a mutant that never shows its weak outcome ends at its cap
 // as a matter of course.
-func reportGoal(r *Result, where string) {
+func reportGoal(r *litmus.Result, where string) {
 	what := "instances"
 	if r.Goal.Hits {
 		what = "weak_outcomes"
@@ -124,7 +116,7 @@ func reportGoal(r *Result, where string) {
 	harness.Finding("litmus_goal", map[string]any{"target": r.Goal.Want, "counts": what, "reached": r.Reached(),
 		"cap_seconds": r.Goal.Cap.Seconds(), "long_cap_seconds": r.Goal.LongCap.Seconds(), "seconds": r.Wall.Seconds(), "instances_per_second": r.Rate(),
 		"stopped_by": string(r.Stop)}, where)
-	if missed := r.TargetMissed(); missed != "" && r.Case.Verdict == Forbidden {
+	if missed := r.TargetMissed(); missed != "" && r.Case.Verdict == litmus.Forbidden {
 		harness.Finding("target_not_reached", r.Reached(), fmt.Sprintf("%s: %s", where, missed))
 	}
 }
@@ -136,12 +128,12 @@ func reportGoal(r *Result, where string) {
 // whose mutants were left to the representative pair of its link class
 // (elsewhere), a spec with no mutant of its own says so, and the merged
 // report takes the verdict of the same test on that pair.
-func reportPower(c Case, elsewhere bool) {
+func reportPower(c litmus.Case, elsewhere bool) {
 	all := mutantsOf(c)
 	reportEvidence(c, all, elsewhere)
-	var runs []mutantRun
+	var runs []litmus.MutantRun
 	for _, m := range all {
-		if GivesPower(m.spec, c) {
+		if litmus.GivesPower(m.Spec, c) {
 			runs = append(runs, m)
 		}
 	}
@@ -160,7 +152,7 @@ func reportPower(c Case, elsewhere bool) {
 	case elsewhere && c.Pair != nil:
 		harness.Finding(report.FindingPowerFromLinkClass, c.Pair.Link, fmt.Sprintf("%s: this test's mutants ran on the representative pair of link class %s instead of %s; the merged report takes this pass's power verdict from the same test there", where, c.Pair.Link, c.Target()))
 	default:
-		harness.Finding(report.FindingNoPowerShown, []mutantRun{}, fmt.Sprintf("%s: no mutant of this test (same shape and placement, weakened, with an outcome that is not sequentially consistent) ran before it; the pass is not power-gated", where))
+		harness.Finding(report.FindingNoPowerShown, []litmus.MutantRun{}, fmt.Sprintf("%s: no mutant of this test (same shape and placement, weakened, with an outcome that is not sequentially consistent) ran before it; the pass is not power-gated", where))
 	}
 }
 
@@ -168,14 +160,14 @@ func reportPower(c Case, elsewhere bool) {
 // interleaving, checker: evidence_class.go), each with what showed it, or
 // why it has none. The weak class is what the power findings above say;
 // the others never change them.
-func reportEvidence(c Case, runs []mutantRun, elsewhere bool) {
-	v := evidence(c, runs, elsewhere)
+func reportEvidence(c litmus.Case, runs []litmus.MutantRun, elsewhere bool) {
+	v := litmus.Evidence(c, runs, elsewhere)
 	where := fmt.Sprintf("%s %s", c.Test.Name(), c.Where())
 	var parts []string
 	for _, x := range []struct {
 		class string
 		by    []string
-	}{{EvidenceWeak, v.Weak}, {EvidenceInterleaving, v.Interleaving}, {EvidenceChecker, v.Checker}} {
+	}{{litmus.EvidenceWeak, v.Weak}, {litmus.EvidenceInterleaving, v.Interleaving}, {litmus.EvidenceChecker, v.Checker}} {
 		if len(x.by) > 0 {
 			parts = append(parts, fmt.Sprintf("%s (%s)", x.class, strings.Join(x.by, ", ")))
 		}
@@ -189,13 +181,13 @@ func reportEvidence(c Case, runs []mutantRun, elsewhere bool) {
 	if v.Why != "" {
 		detail += "; " + v.Why
 	}
-	harness.Finding(FindingEvidence, v, detail)
+	harness.Finding(litmus.FindingEvidence, v, detail)
 }
 
 // reportCoverage records in how many instances each stored value was
 // observed (coverage.go); a forbidden run that misses one ends as an error
 // (Inconclusive), a mutant says so here.
-func reportCoverage(r *Result, where string) {
+func reportCoverage(r *litmus.Result, where string) {
 	cov := r.Coverage()
 	if len(cov) == 0 {
 		return
@@ -205,7 +197,7 @@ func reportCoverage(r *Result, where string) {
 		parts = append(parts, fmt.Sprintf("%s in %d", c.Text, c.Instances))
 	}
 	harness.Finding("value_coverage", cov, fmt.Sprintf("%s: instances that observed each stored value: %s of %d", where, strings.Join(parts, ", "), r.Instances()))
-	if why := r.Vacuous(); why != "" && r.Case.Verdict == Allowed {
+	if why := r.Vacuous(); why != "" && r.Case.Verdict == litmus.Allowed {
 		harness.Finding("vacuous", why, fmt.Sprintf("%s: %s", where, why))
 	}
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package harness
+package litmus
 
 import (
 	"fmt"
@@ -10,28 +10,28 @@ import (
 	"strings"
 	"time"
 
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/schedule"
 )
 
 // Environment variables that decide how long a litmus test runs and when a
 // forbidden litmus pass counts.
 const (
-	EnvLitmusMinInstances      = "P2PCONF_LITMUS_MIN_INSTANCES"       // fewest counted instances for a verdict
-	EnvLitmusMinFlagShare      = "P2PCONF_LITMUS_MIN_FLAG_SHARE"      // least share of instances that saw the polled flag set
-	EnvLitmusMaxViolationBound = "P2PCONF_LITMUS_MAX_VIOLATION_BOUND" // largest 95 % upper bound on the violation rate a pass may have
-	EnvLitmusProfile           = "P2PCONF_LITMUS_PROFILE"             // default or certify: the targets and caps below
-	EnvLitmusTarget            = "P2PCONF_LITMUS_TARGET"              // instances a forbidden test runs between CTAs of one GPU
-	EnvLitmusLinkTarget        = "P2PCONF_LITMUS_LINK_TARGET"         // instances a forbidden test runs with the host or other GPUs
-	EnvLitmusMutantHits        = "P2PCONF_LITMUS_MUTANT_HITS"         // weak outcomes after which a mutant stops
-	EnvLitmusMutantBudget      = "P2PCONF_LITMUS_MUTANT_BUDGET"       // time cap of a mutant
-	EnvLitmusMutantLongBudget  = "P2PCONF_LITMUS_MUTANT_LONG_BUDGET"  // longer cap of a mutant that has shown its weak outcome, but too few times
-	EnvPairMutants             = schedule.EnvPairMutants              // here (default) or representative: where a pair's mutants ran
+	EnvMinInstances      = "P2PCONF_LITMUS_MIN_INSTANCES"       // fewest counted instances for a verdict
+	EnvMinFlagShare      = "P2PCONF_LITMUS_MIN_FLAG_SHARE"      // least share of instances that saw the polled flag set
+	EnvMaxViolationBound = "P2PCONF_LITMUS_MAX_VIOLATION_BOUND" // largest 95 % upper bound on the violation rate a pass may have
+	EnvProfile           = "P2PCONF_LITMUS_PROFILE"             // default or certify: the targets and caps below
+	EnvTarget            = "P2PCONF_LITMUS_TARGET"              // instances a forbidden test runs between CTAs of one GPU
+	EnvLinkTarget        = "P2PCONF_LITMUS_LINK_TARGET"         // instances a forbidden test runs with the host or other GPUs
+	EnvMutantHits        = "P2PCONF_LITMUS_MUTANT_HITS"         // weak outcomes after which a mutant stops
+	EnvMutantBudget      = "P2PCONF_LITMUS_MUTANT_BUDGET"       // time cap of a mutant
+	EnvMutantLongBudget  = "P2PCONF_LITMUS_MUTANT_LONG_BUDGET"  // longer cap of a mutant that has shown its weak outcome, but too few times
 )
 
 // Litmus profiles.
 const (
-	LitmusProfileDefault = "default"
-	LitmusProfileCertify = "certify"
+	ProfileDefault = "default"
+	ProfileCertify = "certify"
 )
 
 // Litmus defaults. A forbidden test stops when it has counted its target
@@ -48,56 +48,56 @@ const (
 // only reject runs that tested nothing (a cap reached long before the
 // target, a flag never seen).
 const (
-	DefaultLitmusTarget     = 1_000_000_000
-	DefaultLitmusLinkTarget = 10_000_000
-	// DefaultLitmusMutantHits follows MC Mutants (Levine et al., ASPLOS
+	DefaultTarget     = 1_000_000_000
+	DefaultLinkTarget = 10_000_000
+	// DefaultMutantHits follows MC Mutants (Levine et al., ASPLOS
 	// 2023): a kill is reproducible with probability 1 − e^(−hits), and 12
 	// expected hits give 99.999 %.
-	DefaultLitmusMutantHits = 12
-	DefaultLitmusBudget     = 2 * time.Second
+	DefaultMutantHits = 12
+	DefaultBudget     = 2 * time.Second
 	// A mutant that shows its weak outcome at all shows it early: of the
 	// pair mutants of two H200 (NV18), 73 % showed none in 250 ms and 75 %
 	// none in 2 s, so a longer default cap only costs time.
-	DefaultLitmusMutantBudget = 250 * time.Millisecond
+	DefaultMutantBudget = 250 * time.Millisecond
 	// A mutant that has shown its weak outcome by its cap, but fewer than
 	// MutantHits times, goes on to this longer cap: it is rare here, and a
 	// few more seconds make its count (and its reproducibility) firm.
-	DefaultLitmusMutantLongBudget = 2 * time.Second
+	DefaultMutantLongBudget = 2 * time.Second
 
-	CertifyLitmusTarget       = 10_000_000_000
-	CertifyLitmusLinkTarget   = 100_000_000
-	CertifyLitmusMutantHits   = 1000
-	CertifyLitmusBudget       = 30 * time.Second
-	CertifyLitmusMutantBudget = 10 * time.Second
-	CertifyLitmusMutantLong   = 30 * time.Second
+	CertifyTarget       = 10_000_000_000
+	CertifyLinkTarget   = 100_000_000
+	CertifyMutantHits   = 1000
+	CertifyBudget       = 30 * time.Second
+	CertifyMutantBudget = 10 * time.Second
+	CertifyMutantLong   = 30 * time.Second
 
-	DefaultLitmusMinInstances      = 100_000
-	DefaultLitmusMinFlagShare      = 1e-5
-	DefaultLitmusMaxViolationBound = 1e-4
+	DefaultMinInstances      = 100_000
+	DefaultMinFlagShare      = 1e-5
+	DefaultMaxViolationBound = 1e-4
 
 	// The fake backend interprets every access in Go: one launch counts 64
 	// instances (4 iterations of 16), which is its target, so a forbidden
 	// test runs one launch; its bound is 3/64 at best. A mutant stops at
 	// its first weak outcome. The profile does not change these.
-	FakeLitmusTarget            = 64
-	FakeLitmusMutantHits        = 1
-	FakeLitmusMinInstances      = 32
-	FakeLitmusMaxViolationBound = 0.1
-	// FakeLitmusBudget is the mutants' caps on the fake backend unless
+	FakeTarget            = 64
+	FakeMutantHits        = 1
+	FakeMinInstances      = 32
+	FakeMaxViolationBound = 0.1
+	// FakeBudget is the mutants' caps on the fake backend unless
 	// P2PCONF_LITMUS_MUTANT_BUDGET is set.
-	FakeLitmusBudget = time.Millisecond
-	// FakeLitmusForbiddenBudget is a forbidden test's cap on the fake
+	FakeBudget = time.Millisecond
+	// FakeForbiddenBudget is a forbidden test's cap on the fake
 	// backend unless P2PCONF_LITMUS_BUDGET is set: one that has reached its
 	// target stops there, one that has not yet seen every value its threads
 	// store (the Sim and a host goroutine can keep one instance order for a
 	// whole launch) gets more launches.
-	FakeLitmusForbiddenBudget = 200 * time.Millisecond
+	FakeForbiddenBudget = 200 * time.Millisecond
 )
 
-// LitmusSettings say when a litmus test stops and what a forbidden test
+// Settings say when a litmus test stops and what a forbidden test
 // needs to pass.
-type LitmusSettings struct {
-	Profile string // LitmusProfileDefault or LitmusProfileCertify
+type Settings struct {
+	Profile string // ProfileDefault or ProfileCertify
 	// Target is the instances a forbidden test runs between CTAs of one
 	// GPU; LinkTarget the instances it runs where the host or another GPU
 	// takes part.
@@ -127,28 +127,28 @@ type LitmusSettings struct {
 	PairMutantsElsewhere bool
 }
 
-// ReadLitmusSettings reads the litmus variables through getenv, with the
+// ReadSettings reads the litmus variables through getenv, with the
 // fake backend's defaults when fake is true. A malformed value is an error
 // naming the variable and the value.
-func ReadLitmusSettings(getenv func(string) string, fake bool) (LitmusSettings, error) {
-	s := LitmusSettings{Profile: LitmusProfileDefault,
-		Target: DefaultLitmusTarget, LinkTarget: DefaultLitmusLinkTarget, MutantHits: DefaultLitmusMutantHits,
-		Budget: DefaultLitmusBudget, MutantBudget: DefaultLitmusMutantBudget, MutantLongBudget: DefaultLitmusMutantLongBudget,
-		MinInstances: DefaultLitmusMinInstances, MinFlagShare: DefaultLitmusMinFlagShare,
-		MaxViolationBound: DefaultLitmusMaxViolationBound}
-	switch p := strings.ToLower(strings.TrimSpace(getenv(EnvLitmusProfile))); p {
-	case "", LitmusProfileDefault:
-	case LitmusProfileCertify:
+func ReadSettings(getenv func(string) string, fake bool) (Settings, error) {
+	s := Settings{Profile: ProfileDefault,
+		Target: DefaultTarget, LinkTarget: DefaultLinkTarget, MutantHits: DefaultMutantHits,
+		Budget: DefaultBudget, MutantBudget: DefaultMutantBudget, MutantLongBudget: DefaultMutantLongBudget,
+		MinInstances: DefaultMinInstances, MinFlagShare: DefaultMinFlagShare,
+		MaxViolationBound: DefaultMaxViolationBound}
+	switch p := strings.ToLower(strings.TrimSpace(getenv(EnvProfile))); p {
+	case "", ProfileDefault:
+	case ProfileCertify:
 		s.Profile = p
-		s.Target, s.LinkTarget, s.MutantHits = CertifyLitmusTarget, CertifyLitmusLinkTarget, CertifyLitmusMutantHits
-		s.Budget, s.MutantBudget, s.MutantLongBudget = CertifyLitmusBudget, CertifyLitmusMutantBudget, CertifyLitmusMutantLong
+		s.Target, s.LinkTarget, s.MutantHits = CertifyTarget, CertifyLinkTarget, CertifyMutantHits
+		s.Budget, s.MutantBudget, s.MutantLongBudget = CertifyBudget, CertifyMutantBudget, CertifyMutantLong
 	default:
-		return s, fmt.Errorf("%s=%q: the profile is %s or %s", EnvLitmusProfile, getenv(EnvLitmusProfile), LitmusProfileDefault, LitmusProfileCertify)
+		return s, fmt.Errorf("%s=%q: the profile is %s or %s", EnvProfile, getenv(EnvProfile), ProfileDefault, ProfileCertify)
 	}
 	if fake {
-		s.Target, s.LinkTarget, s.MutantHits = FakeLitmusTarget, FakeLitmusTarget, FakeLitmusMutantHits
-		s.Budget, s.MutantBudget, s.MutantLongBudget = FakeLitmusForbiddenBudget, FakeLitmusBudget, FakeLitmusBudget
-		s.MinInstances, s.MaxViolationBound = FakeLitmusMinInstances, FakeLitmusMaxViolationBound
+		s.Target, s.LinkTarget, s.MutantHits = FakeTarget, FakeTarget, FakeMutantHits
+		s.Budget, s.MutantBudget, s.MutantLongBudget = FakeForbiddenBudget, FakeBudget, FakeBudget
+		s.MinInstances, s.MaxViolationBound = FakeMinInstances, FakeMaxViolationBound
 	}
 	var err error
 	for _, c := range []struct {
@@ -156,49 +156,49 @@ func ReadLitmusSettings(getenv func(string) string, fake bool) (LitmusSettings, 
 		to      *uint64
 		example string
 	}{
-		{EnvLitmusMinInstances, &s.MinInstances, "100000"},
-		{EnvLitmusTarget, &s.Target, "1e9"},
-		{EnvLitmusLinkTarget, &s.LinkTarget, "1e7"},
-		{EnvLitmusMutantHits, &s.MutantHits, "100"},
+		{EnvMinInstances, &s.MinInstances, "100000"},
+		{EnvTarget, &s.Target, "1e9"},
+		{EnvLinkTarget, &s.LinkTarget, "1e7"},
+		{EnvMutantHits, &s.MutantHits, "100"},
 	} {
 		if *c.to, err = readCount(getenv, c.name, *c.to, c.example); err != nil {
 			return s, err
 		}
 	}
-	if s.MinFlagShare, err = readFraction(getenv, EnvLitmusMinFlagShare, s.MinFlagShare, "0.001%"); err != nil {
+	if s.MinFlagShare, err = readFraction(getenv, EnvMinFlagShare, s.MinFlagShare, "0.001%"); err != nil {
 		return s, err
 	}
-	if s.MaxViolationBound, err = readFraction(getenv, EnvLitmusMaxViolationBound, s.MaxViolationBound, "1e-4"); err != nil {
+	if s.MaxViolationBound, err = readFraction(getenv, EnvMaxViolationBound, s.MaxViolationBound, "1e-4"); err != nil {
 		return s, err
 	}
-	if s.Budget, err = readDuration(getenv, EnvLitmusBudget, s.Budget); err != nil {
+	if s.Budget, err = readDuration(getenv, machine.EnvLitmusBudget, s.Budget); err != nil {
 		return s, err
 	}
-	if s.MutantBudget, err = readDuration(getenv, EnvLitmusMutantBudget, s.MutantBudget); err != nil {
+	if s.MutantBudget, err = readDuration(getenv, EnvMutantBudget, s.MutantBudget); err != nil {
 		return s, err
 	}
-	long := getenv(EnvLitmusMutantLongBudget)
-	if s.MutantLongBudget, err = readDuration(getenv, EnvLitmusMutantLongBudget, s.MutantLongBudget); err != nil {
+	long := getenv(EnvMutantLongBudget)
+	if s.MutantLongBudget, err = readDuration(getenv, EnvMutantLongBudget, s.MutantLongBudget); err != nil {
 		return s, err
 	}
 	if strings.TrimSpace(long) == "" {
 		s.MutantLongBudget = max(s.MutantLongBudget, s.MutantBudget)
 	} else if s.MutantLongBudget < s.MutantBudget {
-		return s, fmt.Errorf("%s=%q: want a Go duration at least the mutant cap %s (%s), such as 2s", EnvLitmusMutantLongBudget, long, s.MutantBudget, EnvLitmusMutantBudget)
+		return s, fmt.Errorf("%s=%q: want a Go duration at least the mutant cap %s (%s), such as 2s", EnvMutantLongBudget, long, s.MutantBudget, EnvMutantBudget)
 	}
-	switch v := strings.TrimSpace(getenv(EnvPairMutants)); v {
+	switch v := strings.TrimSpace(getenv(schedule.EnvPairMutants)); v {
 	case "", schedule.PairMutantsHere:
 	case schedule.PairMutantsRepresentative:
 		s.PairMutantsElsewhere = true
 	default:
-		return s, fmt.Errorf("%s=%q: want %s (the pair's mutants run in its own process) or %s (they ran on the representative pair of its link class)", EnvPairMutants, v, schedule.PairMutantsHere, schedule.PairMutantsRepresentative)
+		return s, fmt.Errorf("%s=%q: want %s (the pair's mutants run in its own process) or %s (they ran on the representative pair of its link class)", schedule.EnvPairMutants, v, schedule.PairMutantsHere, schedule.PairMutantsRepresentative)
 	}
 	return s, nil
 }
 
 // LongestBudget is the longest of the caps: a litmus spec's timeout
 // grows with it.
-func (s LitmusSettings) LongestBudget() time.Duration {
+func (s Settings) LongestBudget() time.Duration {
 	return max(s.Budget, s.MutantBudget, s.MutantLongBudget)
 }
 
@@ -248,4 +248,11 @@ func readFraction(getenv func(string) string, name string, def float64, example 
 		return def, fmt.Errorf("%s=%q: want a fraction above 0 and at most 1, or a percentage with %%, such as %s", name, v, example)
 	}
 	return f / scale, nil
+}
+
+// DefaultSettings are the settings on a GPU with none of the variables
+// set (which ReadSettings cannot reject).
+func DefaultSettings() Settings {
+	s, _ := ReadSettings(func(string) string { return "" }, false)
+	return s
 }

@@ -82,31 +82,31 @@ ldflags="-s -w -X $pkg.Version=$version -X $pkg.Commit=$commit"
 echo "build.sh: p2pconf $version ($commit)" >&2
 go build -trimpath -ldflags "$ldflags" -o "$stage/bin/p2pconf" ./cmd/p2pconf
 
-# One test binary per package with tests, in a folder mirroring its path.
-# One go test -c for all of them: go links the binaries in parallel.
+# One test binary per package with tests, in a folder mirroring its path:
+# one go test -c per package, as many at once as there are CPUs (go keeps a
+# single package's linked test binary in its build cache, so a second build
+# of unchanged sources links nothing; go test -c of several packages would
+# link every binary anew).
 modroot=$(go list -m -f '{{.Dir}}')
 : >"$stage/suites.txt"
-importpaths=() dirs=()
-while read -r importpath dir; do
-	[ -n "$importpath" ] || continue
-	importpaths+=("$importpath") dirs+=("$dir")
-done < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${pkgs[@]}")
-[ ${#importpaths[@]} -gt 0 ] || { echo "build.sh: no suite packages with tests in ${pkgs[*]}" >&2; exit 1; }
-echo "build.sh: ${#importpaths[@]} suites (go test -c)" >&2
-mkdir -p "$stage_parent/bins"
-go test -c -trimpath -ldflags "$ldflags" -o "$stage_parent/bins/" "${importpaths[@]}"
-for i in "${!importpaths[@]}"; do
-	dir=${dirs[$i]}
+mapfile -t found < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${pkgs[@]}")
+[ ${#found[@]} -gt 0 ] || { echo "build.sh: no suite packages with tests in ${pkgs[*]}" >&2; exit 1; }
+echo "build.sh: ${#found[@]} suites (go test -c)" >&2
+export stage modroot ldflags
+printf '%s\n' "${found[@]}" | xargs -P "$(nproc)" -L 1 sh -c '
+	rel=${2#"$modroot"/}
+	mkdir -p "$stage/$rel"
+	exec go test -c -trimpath -ldflags "$ldflags" -o "$stage/$rel/$(basename "$rel").test" "$1"' sh
+for entry in "${found[@]}"; do
+	dir=${entry#* }
 	rel=${dir#"$modroot"/}
 	bin=$(basename "$rel")
-	mkdir -p "$stage/$rel"
-	mv "$stage_parent/bins/$bin.test" "$stage/$rel/$bin.test"
+	[ -f "$stage/$rel/$bin.test" ] || { echo "build.sh: no test binary for $rel" >&2; exit 1; }
 	if [ -d "$dir/testdata" ]; then
 		cp -R "$dir/testdata" "$stage/$rel/testdata"
 	fi
 	echo "$rel $bin" >>"$stage/suites.txt"
 done
-rmdir "$stage_parent/bins"
 
 install -m 0755 dist/run.sh "$stage/run.sh"
 install -m 0755 dist/sanitize.sh "$stage/sanitize.sh"

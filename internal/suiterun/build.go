@@ -4,48 +4,72 @@
 package suiterun
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // BuildAll compiles the test binaries of suites (package names under
-// ./suites of the module at root) into dir, as <suite>.test, with one
-// go test -c: the one place the project builds suite binaries (p2pconf run
-// and plan, the self-test, the mutation run). The binaries carry the
-// checkout's version and commit (VersionFlags). The compiler's output goes
-// to log; with a nil log it is kept for the error.
+// ./suites of the module at root) into dir, as <suite>.test: the one place
+// the project builds suite binaries (p2pconf run and plan, the self-test,
+// the mutation run). The binaries carry the checkout's version and commit
+// (VersionFlags). The compiler's output goes to log; with a nil log it is
+// kept for the error.
+//
+// One go test -c per suite, as many at once as there are CPUs: go keeps a
+// single package's linked test binary in its build cache and hands it out
+// again when nothing changed (a second build of eight suites takes seconds),
+// while one go test -c of several packages links every binary anew.
 func BuildAll(root, dir string, suites []string, log io.Writer) error {
-	var pkgs []string
-	for _, s := range suites {
-		pkgs = append(pkgs, "./suites/"+s)
+	flags := VersionFlags(root)
+	errs := make([]error, len(suites))
+	var logMu sync.Mutex
+	sem := make(chan struct{}, max(1, runtime.NumCPU()))
+	var wg sync.WaitGroup
+	for i, suite := range suites {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out, err := buildOne(root, filepath.Join(dir, suite+".test"), suite, flags)
+			if log != nil && len(out) > 0 {
+				logMu.Lock()
+				_, _ = log.Write(out)
+				logMu.Unlock()
+			}
+			if err != nil {
+				msg := fmt.Sprintf("building the %s suite (go test -c ./suites/%s): %v", suite, suite, err)
+				if log == nil {
+					msg += "\n" + strings.TrimSpace(string(out))
+				}
+				errs[i] = errors.New(msg)
+			}
+		}()
 	}
-	args := []string{"test", "-c", "-o", dir + string(filepath.Separator)}
-	if flags := VersionFlags(root); flags != "" {
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// buildOne compiles one suite's test binary to bin and returns go's output.
+func buildOne(root, bin, suite, flags string) ([]byte, error) {
+	args := []string{"test", "-c", "-o", bin}
+	if flags != "" {
 		args = append(args, "-ldflags", flags)
 	}
-	cmd := exec.Command("go", append(args, pkgs...)...)
+	cmd := exec.Command("go", append(args, "./suites/"+suite)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 	if os.Getenv("CGO_CFLAGS") == "" {
 		cmd.Env = append(cmd.Env, "CGO_CFLAGS=-Wno-deprecated-declarations")
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if log != nil {
-		cmd.Stdout, cmd.Stderr = log, log
-	}
-	if err := cmd.Run(); err != nil {
-		if log == nil {
-			return fmt.Errorf("building the suites (go test -c %s): %w\n%s", strings.Join(pkgs, " "), err, strings.TrimSpace(out.String()))
-		}
-		return fmt.Errorf("building the suites (go test -c %s): %w", strings.Join(pkgs, " "), err)
-	}
-	return nil
+	return cmd.CombinedOutput()
 }
 
 // Build compiles suite's test binary into dir and returns its path.

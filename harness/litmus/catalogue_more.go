@@ -101,10 +101,12 @@ func rmwTests() []*Test {
 
 // wrcTests: write-to-read causality, docs/litmus.md F. T1 sees T0's x, then
 // publishes y; T2 sees y and must see x. Unannotated accesses rlx.sys.
+// T2 reads x in the same iteration of its poll loop as y (readInLoop); T1's
+// store stays after its loop.
 func wrcTests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel, acq acc) *Test {
 		return &Test{Family: "WRC", Variant: variant, Locs: []string{"x", "y"},
-			Threads: [][]Op{{st(x, 1, rlxSys)}, {poll(x, 1, 0, rlxSys), st(y, 1, rel)}, {poll(y, 1, 1, acq), ld(x, 2, rlxSys)}},
+			Threads: [][]Op{{st(x, 1, rlxSys)}, {poll(x, 1, 0, rlxSys), st(y, 1, rel)}, readInLoop(poll(y, 1, 1, acq), ld(x, 2, rlxSys))},
 			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "docs/litmus.md F (cumulativity)"}
 	}
 	return []*Test{
@@ -118,11 +120,13 @@ func wrcTests() []*Test {
 // isa2Tests: ISA2, a chain of two release/acquire hops, docs/litmus.md F. The
 // scope-chained variant (hop 1 at .gpu between threads of one GPU, hop 2 at
 // .sys to the other GPU or the host) is the CUDA guide's cumulativity
-// example: forbidden where the first hop stays inside one GPU.
+// example: forbidden where the first hop stays inside one GPU. T2 reads x in
+// the same iteration of its poll loop as z (readInLoop); T1's store stays
+// after its loop.
 func isa2Tests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel1, acq1, rel2, acq2 acc) *Test {
 		return &Test{Family: "ISA2", Variant: variant, Locs: []string{"x", "y", "z"},
-			Threads: [][]Op{{st(x, 1, weak), st(y, 1, rel1)}, {poll(y, 1, 0, acq1), st(z, 1, rel2)}, {poll(z, 1, 1, acq2), ld(x, 2, weak)}},
+			Threads: [][]Op{{st(x, 1, weak), st(y, 1, rel1)}, {poll(y, 1, 0, acq1), st(z, 1, rel2)}, readInLoop(poll(z, 1, 1, acq2), ld(x, 2, weak))},
 			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "docs/litmus.md F (cumulativity), CUDA guide memory-model example"}
 	}
 	return []*Test{

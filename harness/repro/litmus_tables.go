@@ -11,643 +11,643 @@ var litmusCases = []litmusCase{
 	{Name: "MP rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-ctas", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.ar.sys+rlx.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-ctas", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.sc.sys+rlx.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-ctas", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-gpu-acq-gpu-ctas", Test: "MP rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_gpu_acq_gpu", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP exch.rel.sys/cas.acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-ctas", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP weak flag+F.sc.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-ctas", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB F.sc.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-ctas", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB F.sc.gpu between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-gpu-ctas", Test: "SB F.sc.gpu", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_F_sc_gpu", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB atom.acq_rel.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-atom-acq-rel-sys-ctas", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB acq.sys/rel.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-sys-rel-sys-ctas", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB one way rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-ctas", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB acq.gpu/rel.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-gpu-rel-gpu-ctas", Test: "LB acq.gpu/rel.gpu", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_acq_gpu_rel_gpu", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB F.ar.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-f-ar-sys-ctas", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: false, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "CoRR rlx.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-sys-ctas", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "CoRR rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-gpu-ctas", Test: "CoRR rlx.gpu", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_CoRR_rlx_gpu", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "CoWR rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=1", Key: "cowr-rlx-sys-ctas", Test: "CoWR rlx.sys", Target: "r0=2 ∧ x=1", Pair: false, Entry: "litmus_CoWR_rlx_sys", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWXWSTXWSIXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
 	{Name: "CoWR rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=1", Key: "cowr-rlx-gpu-ctas", Test: "CoWR rlx.gpu", Target: "r0=2 ∧ x=1", Pair: false, Entry: "litmus_CoWR_rlx_gpu", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWXWSTXWSIXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
 	{Name: "CoRW rlx.sys between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=2", Key: "corw-rlx-sys-ctas", Test: "CoRW rlx.sys", Target: "r0=2 ∧ x=2", Pair: false, Entry: "litmus_CoRW_rlx_sys", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
 	{Name: "CoRW rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=2 ∧ x=2", Key: "corw-rlx-gpu-ctas", Test: "CoRW rlx.gpu", Target: "r0=2 ∧ x=2", Pair: false, Entry: "litmus_CoRW_rlx_gpu", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
 	{Name: "CoWW st.volatile between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-st-volatile-ctas", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
 	{Name: "CoWW rlx.gpu, atom.exch second between CTAs of {A} never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-rlx-gpu-atom-exch-second-ctas", Test: "CoWW rlx.gpu, atom.exch second", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_rlx_gpu_atom_exch_second", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
 	{Name: "atomicity atom.add.rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-ctas", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
 	{Name: "atomicity atom.add.rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-gpu-ctas", Test: "atomicity atom.add.rlx.gpu", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_gpu", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
 	{Name: "lost-update atom.add.rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "lost-update-atom-add-rlx-sys-ctas", Test: "lost-update atom.add.rlx.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_lost_update_atom_add_rlx_sys", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TWWXWWWXWWWXXXXXTWWXWWWXWWWXXXXXTSWXSWWXWWWXXXXXXXXXXXXXXXXXXXXX", Flags: "0000000000000000000000000000000000000000000000000000000000000000",
 		Texts: []string{"r0=0 r1=0 x=0", "r0=1 r1=0 x=0", "r0=2 r1=0 x=0", "r0>2 r1=0 x=0", "r0=0 r1=1 x=0", "r0=1 r1=1 x=0", "r0=2 r1=1 x=0", "r0>2 r1=1 x=0", "r0=0 r1=2 x=0", "r0=1 r1=2 x=0", "r0=2 r1=2 x=0", "r0>2 r1=2 x=0", "r0=0 r1>2 x=0", "r0=1 r1>2 x=0", "r0=2 r1>2 x=0", "r0>2 r1>2 x=0", "r0=0 r1=0 x=1", "r0=1 r1=0 x=1", "r0=2 r1=0 x=1", "r0>2 r1=0 x=1", "r0=0 r1=1 x=1", "r0=1 r1=1 x=1", "r0=2 r1=1 x=1", "r0>2 r1=1 x=1", "r0=0 r1=2 x=1", "r0=1 r1=2 x=1", "r0=2 r1=2 x=1", "r0>2 r1=2 x=1", "r0=0 r1>2 x=1", "r0=1 r1>2 x=1", "r0=2 r1>2 x=1", "r0>2 r1>2 x=1", "r0=0 r1=0 x=2", "r0=1 r1=0 x=2", "r0=2 r1=0 x=2", "r0>2 r1=0 x=2", "r0=0 r1=1 x=2", "r0=1 r1=1 x=2", "r0=2 r1=1 x=2", "r0>2 r1=1 x=2", "r0=0 r1=2 x=2", "r0=1 r1=2 x=2", "r0=2 r1=2 x=2", "r0>2 r1=2 x=2", "r0=0 r1>2 x=2", "r0=1 r1>2 x=2", "r0=2 r1>2 x=2", "r0>2 r1>2 x=2", "r0=0 r1=0 x>2", "r0=1 r1=0 x>2", "r0=2 r1=0 x>2", "r0>2 r1=0 x>2", "r0=0 r1=1 x>2", "r0=1 r1=1 x>2", "r0=2 r1=1 x>2", "r0>2 r1=1 x>2", "r0=0 r1=2 x>2", "r0=1 r1=2 x>2", "r0=2 r1=2 x>2", "r0>2 r1=2 x>2", "r0=0 r1>2 x>2", "r0=1 r1>2 x>2", "r0=2 r1>2 x>2", "r0>2 r1>2 x>2"}},
 	{Name: "lost-update atom.add.rlx.gpu between CTAs of {A} never shows the forbidden outcome r0=0 ∧ r1=0", Key: "lost-update-atom-add-rlx-gpu-ctas", Test: "lost-update atom.add.rlx.gpu", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_lost_update_atom_add_rlx_gpu", Regs: 2, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TWWXWWWXWWWXXXXXTWWXWWWXWWWXXXXXTSWXSWWXWWWXXXXXXXXXXXXXXXXXXXXX", Flags: "0000000000000000000000000000000000000000000000000000000000000000",
 		Texts: []string{"r0=0 r1=0 x=0", "r0=1 r1=0 x=0", "r0=2 r1=0 x=0", "r0>2 r1=0 x=0", "r0=0 r1=1 x=0", "r0=1 r1=1 x=0", "r0=2 r1=1 x=0", "r0>2 r1=1 x=0", "r0=0 r1=2 x=0", "r0=1 r1=2 x=0", "r0=2 r1=2 x=0", "r0>2 r1=2 x=0", "r0=0 r1>2 x=0", "r0=1 r1>2 x=0", "r0=2 r1>2 x=0", "r0>2 r1>2 x=0", "r0=0 r1=0 x=1", "r0=1 r1=0 x=1", "r0=2 r1=0 x=1", "r0>2 r1=0 x=1", "r0=0 r1=1 x=1", "r0=1 r1=1 x=1", "r0=2 r1=1 x=1", "r0>2 r1=1 x=1", "r0=0 r1=2 x=1", "r0=1 r1=2 x=1", "r0=2 r1=2 x=1", "r0>2 r1=2 x=1", "r0=0 r1>2 x=1", "r0=1 r1>2 x=1", "r0=2 r1>2 x=1", "r0>2 r1>2 x=1", "r0=0 r1=0 x=2", "r0=1 r1=0 x=2", "r0=2 r1=0 x=2", "r0>2 r1=0 x=2", "r0=0 r1=1 x=2", "r0=1 r1=1 x=2", "r0=2 r1=1 x=2", "r0>2 r1=1 x=2", "r0=0 r1=2 x=2", "r0=1 r1=2 x=2", "r0=2 r1=2 x=2", "r0>2 r1=2 x=2", "r0=0 r1>2 x=2", "r0=1 r1>2 x=2", "r0=2 r1>2 x=2", "r0>2 r1>2 x=2", "r0=0 r1=0 x>2", "r0=1 r1=0 x>2", "r0=2 r1=0 x>2", "r0>2 r1=0 x>2", "r0=0 r1=1 x>2", "r0=1 r1=1 x>2", "r0=2 r1=1 x>2", "r0>2 r1=1 x>2", "r0=0 r1=2 x>2", "r0=1 r1=2 x>2", "r0=2 r1=2 x>2", "r0>2 r1=2 x>2", "r0=0 r1>2 x>2", "r0=1 r1>2 x>2", "r0=2 r1>2 x>2", "r0>2 r1>2 x>2"}},
 	{Name: "WRC rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-ctas", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "WRC rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-gpu-acq-gpu-ctas", Test: "WRC rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_rel_gpu_acq_gpu", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 rel.sys/acq.sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-ctas", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 hop 1 .gpu, hop 2 .sys between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-gpu-hop-2-sys-ctas", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 hop 1 .sys, hop 2 .gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-sys-hop-2-gpu-ctas", Test: "ISA2 hop 1 .sys, hop 2 .gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_sys_hop_2_gpu", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "MP once rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-once-rel-gpu-acq-gpu-ctas", Test: "MP once rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_once_rel_gpu_acq_gpu", Regs: 2, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "WRC once rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-once-rel-gpu-acq-gpu-ctas", Test: "WRC once rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_once_rel_gpu_acq_gpu", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 once rel.gpu/acq.gpu between CTAs of {A} never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-once-rel-gpu-acq-gpu-ctas", Test: "ISA2 once rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_once_rel_gpu_acq_gpu", Regs: 3, Polled: true,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1, 2}, {}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "MP rel.sys/acq.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-host-gh", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP rel.sys/acq.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-host-hg", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.ar.sys+rlx.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-host-gh", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.ar.sys+rlx.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-host-hg", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.sc.sys+rlx.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-host-gh", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.sc.sys+rlx.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-host-hg", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP exch.rel.sys/cas.acq.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-host-gh", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: true, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP exch.rel.sys/cas.acq.sys with T0 on the host, T1 on {A} and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-host-hg", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: true, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB F.sc.sys with T0 on {A}, T1 on the host and x,y in pinned host memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-host-gh", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: false, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "CoRR rlx.sys with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-sys-host-hg", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: false, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "CoWW st.volatile with T0 on the host, T1 on {A} and x in pinned host memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-st-volatile-host-hg", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: false, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1}, Roles: [2][]int{{1}, {}}, HostRoles: []int{0},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
 	{Name: "atomicity atom.add.rlx.sys with T0 on {A}, T1 on the host and x in pinned host memory never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-host-gh", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: true, PeerRMW: false,
 		Homes: []int{-1}, Roles: [2][]int{{0}, {}}, HostRoles: []int{1},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
 	{Name: "WRC rel.sys/acq.sys with T0 on {A}, T1 on {A}, T2 on the host and x,y in pinned host memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-host-ggh", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, -1}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{2},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 rel.sys/acq.sys with T0 on {A}, T1 on {A}, T2 on the host and x,z in pinned host memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-host-ggh", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, 0, -1}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{2},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 hop 1 .gpu, hop 2 .sys with T0 on {A}, T1 on {A}, T2 on the host and x,z in pinned host memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-gpu-hop-2-sys-host-ggh", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: false, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{-1, 0, -1}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{2},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-pair-ab-aa", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-pair-ab-bb", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-pair-ab-ab", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-rel-sys-acq-sys-pair-ab-ba", Test: "MP rel.sys/acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_rel_sys_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-pair-ab-aa", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-pair-ab-bb", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-pair-ab-ab", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.ar.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-ar-sys-rlx-sys-pair-ab-ba", Test: "MP F.ar.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_ar_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-pair-ab-aa", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-pair-ab-bb", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-pair-ab-ab", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP F.sc.sys+rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-f-sc-sys-rlx-sys-pair-ab-ba", Test: "MP F.sc.sys+rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_F_sc_sys_rlx_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-pair-ab-aa", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-pair-ab-bb", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-pair-ab-ab", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP exch.rel.sys/cas.acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-exch-rel-sys-cas-acq-sys-pair-ab-ba", Test: "MP exch.rel.sys/cas.acq.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_exch_rel_sys_cas_acq_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 1, Cmp: 1, Until: 1, Poll: true, Atom: 'c', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-pair-ab-aa", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-pair-ab-bb", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-pair-ab-ab", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "MP weak flag+F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "mp-weak-flag-f-sc-sys-pair-ab-ba", Test: "MP weak flag+F.sc.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_MP_weak_flag_F_sc_sys", Regs: 2, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "STXISXXXX", Flags: "010010010",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-pair-ab-aa", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-pair-ab-ab", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB F.sc.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-f-sc-sys-pair-ab-ba", Test: "SB F.sc.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_F_sc_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB atom.acq_rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-atom-acq-rel-sys-pair-ab-aa", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB atom.acq_rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-atom-acq-rel-sys-pair-ab-ab", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "SB atom.acq_rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "sb-atom-acq-rel-sys-pair-ab-ba", Test: "SB atom.acq_rel.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_SB_atom_acq_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x'}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}, {Kind: 2, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 2, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}, {Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TSXSIXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB acq.sys/rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-sys-rel-sys-pair-ab-aa", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB acq.sys/rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-sys-rel-sys-pair-ab-ab", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB acq.sys/rel.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-acq-sys-rel-sys-pair-ab-ba", Test: "LB acq.sys/rel.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_acq_sys_rel_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-pair-ab-aa", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-pair-ab-bb", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-pair-ab-ab", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB one way rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-one-way-rel-sys-acq-sys-pair-ab-ba", Test: "LB one way rel.sys/acq.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_one_way_rel_sys_acq_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB F.ar.sys on {A}→{B} with T0 on {A}, T1 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-f-ar-sys-pair-ab-aa", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB F.ar.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-f-ar-sys-pair-ab-ab", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "LB F.ar.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory, y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1", Key: "lb-f-ar-sys-pair-ab-ba", Test: "LB F.ar.sys", Target: "r0=1 ∧ r1=1", Pair: true, Entry: "litmus_LB_F_ar_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1, 0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 3, Loc: 0, Reg: -1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "ISXSTXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "CoRR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-sys-pair-ab-a", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "CoRR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=0", Key: "corr-rlx-sys-pair-ab-b", Test: "CoRR rlx.sys", Target: "r0=1 ∧ r1=0", Pair: true, Entry: "litmus_CoRR_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "STXISXXXX", Flags: "000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0>1 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0>1 r1=1", "r0=0 r1>1", "r0=1 r1>1", "r0>1 r1>1"}},
 	{Name: "CoWR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ x=1", Key: "cowr-rlx-sys-pair-ab-a", Test: "CoWR rlx.sys", Target: "r0=2 ∧ x=1", Pair: true, Entry: "litmus_CoWR_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWXWSTXWSIXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
 	{Name: "CoWR rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ x=1", Key: "cowr-rlx-sys-pair-ab-b", Test: "CoWR rlx.sys", Target: "r0=2 ∧ x=1", Pair: true, Entry: "litmus_CoWR_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWXWSTXWSIXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
 	{Name: "CoRW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ x=2", Key: "corw-rlx-sys-pair-ab-a", Test: "CoRW rlx.sys", Target: "r0=2 ∧ x=2", Pair: true, Entry: "litmus_CoRW_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
 	{Name: "CoRW rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ x=2", Key: "corw-rlx-sys-pair-ab-b", Test: "CoRW rlx.sys", Target: "r0=2 ∧ x=2", Pair: true, Entry: "litmus_CoRW_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWXIWSXSWTXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0>2 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0>2 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0>2 x=2", "r0=0 x>2", "r0=1 x>2", "r0=2 x>2", "r0>2 x>2"}},
 	{Name: "CoWW st.volatile on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-st-volatile-pair-ab-a", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
 	{Name: "CoWW st.volatile on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=2 ∧ r1=1", Key: "coww-st-volatile-pair-ab-b", Test: "CoWW st.volatile", Target: "r0=2 ∧ r1=1", Pair: true, Entry: "litmus_CoWW_st_volatile", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
 	{Name: "atomicity atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-pair-ab-a", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: true, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
 	{Name: "atomicity atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-pair-ab-b", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: true, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "WWWWXTWWWXSWWWXWWSWXXXXXX", Flags: "0000000000000000000000000",
 		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
 	{Name: "lost-update atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=0 ∧ r1=0", Key: "lost-update-atom-add-rlx-sys-pair-ab-a", Test: "lost-update atom.add.rlx.sys", Target: "r0=0 ∧ r1=0", Pair: true, Entry: "litmus_lost_update_atom_add_rlx_sys", Regs: 2, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: true,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 2, Loc: 0, Reg: 1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "TWWXWWWXWWWXXXXXTWWXWWWXWWWXXXXXTSWXSWWXWWWXXXXXXXXXXXXXXXXXXXXX", Flags: "0000000000000000000000000000000000000000000000000000000000000000",
 		Texts: []string{"r0=0 r1=0 x=0", "r0=1 r1=0 x=0", "r0=2 r1=0 x=0", "r0>2 r1=0 x=0", "r0=0 r1=1 x=0", "r0=1 r1=1 x=0", "r0=2 r1=1 x=0", "r0>2 r1=1 x=0", "r0=0 r1=2 x=0", "r0=1 r1=2 x=0", "r0=2 r1=2 x=0", "r0>2 r1=2 x=0", "r0=0 r1>2 x=0", "r0=1 r1>2 x=0", "r0=2 r1>2 x=0", "r0>2 r1>2 x=0", "r0=0 r1=0 x=1", "r0=1 r1=0 x=1", "r0=2 r1=0 x=1", "r0>2 r1=0 x=1", "r0=0 r1=1 x=1", "r0=1 r1=1 x=1", "r0=2 r1=1 x=1", "r0>2 r1=1 x=1", "r0=0 r1=2 x=1", "r0=1 r1=2 x=1", "r0=2 r1=2 x=1", "r0>2 r1=2 x=1", "r0=0 r1>2 x=1", "r0=1 r1>2 x=1", "r0=2 r1>2 x=1", "r0>2 r1>2 x=1", "r0=0 r1=0 x=2", "r0=1 r1=0 x=2", "r0=2 r1=0 x=2", "r0>2 r1=0 x=2", "r0=0 r1=1 x=2", "r0=1 r1=1 x=2", "r0=2 r1=1 x=2", "r0>2 r1=1 x=2", "r0=0 r1=2 x=2", "r0=1 r1=2 x=2", "r0=2 r1=2 x=2", "r0>2 r1=2 x=2", "r0=0 r1>2 x=2", "r0=1 r1>2 x=2", "r0=2 r1>2 x=2", "r0>2 r1>2 x=2", "r0=0 r1=0 x>2", "r0=1 r1=0 x>2", "r0=2 r1=0 x>2", "r0>2 r1=0 x>2", "r0=0 r1=1 x>2", "r0=1 r1=1 x>2", "r0=2 r1=1 x>2", "r0>2 r1=1 x>2", "r0=0 r1=2 x>2", "r0=1 r1=2 x>2", "r0=2 r1=2 x>2", "r0>2 r1=2 x>2", "r0=0 r1>2 x>2", "r0=1 r1>2 x>2", "r0=2 r1>2 x>2", "r0>2 r1>2 x>2"}},
 	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {A} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-pair-aba-ab", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0, 2}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-pair-abb-ab", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1, 2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-pair-aab-aa", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "WRC rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-sys-acq-sys-pair-aab-ab", Test: "WRC rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "WRC rel.gpu/acq.gpu on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x in {A}'s memory, y in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "wrc-rel-gpu-acq-gpu-pair-abb-ab", Test: "WRC rel.gpu/acq.gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_WRC_rel_gpu_acq_gpu", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 1}, Roles: [2][]int{{0}, {1, 2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {A} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-pair-aba-aab", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0, 2}, {1}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-pair-abb-aab", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0}, {1, 2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y,z in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-pair-aab-aaa", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 rel.sys/acq.sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-rel-sys-acq-sys-pair-aab-aab", Test: "ISA2 rel.sys/acq.sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_rel_sys_acq_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 hop 1 .gpu, hop 2 .sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y,z in {A}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-gpu-hop-2-sys-pair-aab-aaa", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 0}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 hop 1 .gpu, hop 2 .sys on {A}→{B} with T0 on {A}, T1 on {A}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-gpu-hop-2-sys-pair-aab-aab", Test: "ISA2 hop 1 .gpu, hop 2 .sys", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_hop_1_gpu_hop_2_sys", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0, 1}, {2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 	{Name: "ISA2 hop 1 .sys, hop 2 .gpu on {A}→{B} with T0 on {A}, T1 on {B}, T2 on {B} and x,y in {A}'s memory, z in {B}'s memory never shows the forbidden outcome r0=1 ∧ r1=1 ∧ r2=0", Key: "isa2-hop-1-sys-hop-2-gpu-pair-abb-aab", Test: "ISA2 hop 1 .sys, hop 2 .gpu", Target: "r0=1 ∧ r1=1 ∧ r2=0", Pair: true, Entry: "litmus_ISA2_hop_1_sys_hop_2_gpu", Regs: 3, Polled: true,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0, 0, 1}, Roles: [2][]int{{0}, {1, 2}}, HostRoles: []int{},
-		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a'}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a'}}},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 1, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 1, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 2, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 2, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 1, Poll: true, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 2, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: true}}},
 		Classes: "SSXSTXXXXISXSSXXXXXXXXXXXXX", Flags: "000010000000010000000010000",
 		Texts: []string{"r0=0 r1=0 r2=0", "r0=1 r1=0 r2=0", "r0>1 r1=0 r2=0", "r0=0 r1=1 r2=0", "r0=1 r1=1 r2=0", "r0>1 r1=1 r2=0", "r0=0 r1>1 r2=0", "r0=1 r1>1 r2=0", "r0>1 r1>1 r2=0", "r0=0 r1=0 r2=1", "r0=1 r1=0 r2=1", "r0>1 r1=0 r2=1", "r0=0 r1=1 r2=1", "r0=1 r1=1 r2=1", "r0>1 r1=1 r2=1", "r0=0 r1>1 r2=1", "r0=1 r1>1 r2=1", "r0>1 r1>1 r2=1", "r0=0 r1=0 r2>1", "r0=1 r1=0 r2>1", "r0>1 r1=0 r2>1", "r0=0 r1=1 r2>1", "r0=1 r1=1 r2>1", "r0>1 r1=1 r2>1", "r0=0 r1>1 r2>1", "r0=1 r1>1 r2>1", "r0>1 r1>1 r2>1"}},
 }
@@ -5621,8 +5621,8 @@ EXIT:
 	"litmus_ISA2_hop_1_gpu_hop_2_sys": `//
 // Litmus test ISA2 hop 1 .gpu, hop 2 .sys, generated by harness/litmus. Do not edit.
 //   T0: st.weak.global.u32 x; st.release.gpu.global.u32 y
-//   T1: ld.acquire.gpu.global.u32 y; st.release.sys.global.u32 z
-//   T2: ld.acquire.sys.global.u32 z; ld.weak.global.u32 x
+//   T1: poll { ld.acquire.gpu.global.u32 y } until y=1; st.release.sys.global.u32 z
+//   T2: poll { ld.acquire.sys.global.u32 z; ld.weak.global.u32 x } until z=1
 // Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -6147,13 +6147,13 @@ ROLE2:
 	mov.u32 %s7, 0;
 POLL2_0:
 	ld.acquire.sys.global.u32 %u_r1, [%d_a2];
+	ld.weak.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLED2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL2_0;
 POLLED2_0:
-	ld.weak.global.u32 %u_r2, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 1;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -6252,13 +6252,13 @@ POLLEDE1_0:
 	mov.u32 %s7, 0;
 POLLE2_0:
 	ld.acquire.sys.global.u32 %u_r1, [%d_a2];
+	ld.weak.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLEDE2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE2_0;
 POLLEDE2_0:
-	ld.weak.global.u32 %u_r2, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -6477,8 +6477,8 @@ EXIT:
 	"litmus_ISA2_hop_1_sys_hop_2_gpu": `//
 // Litmus test ISA2 hop 1 .sys, hop 2 .gpu, generated by harness/litmus. Do not edit.
 //   T0: st.weak.global.u32 x; st.release.sys.global.u32 y
-//   T1: ld.acquire.sys.global.u32 y; st.release.gpu.global.u32 z
-//   T2: ld.acquire.gpu.global.u32 z; ld.weak.global.u32 x
+//   T1: poll { ld.acquire.sys.global.u32 y } until y=1; st.release.gpu.global.u32 z
+//   T2: poll { ld.acquire.gpu.global.u32 z; ld.weak.global.u32 x } until z=1
 // Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -7003,13 +7003,13 @@ ROLE2:
 	mov.u32 %s7, 0;
 POLL2_0:
 	ld.acquire.gpu.global.u32 %u_r1, [%d_a2];
+	ld.weak.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLED2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL2_0;
 POLLED2_0:
-	ld.weak.global.u32 %u_r2, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 1;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -7108,13 +7108,13 @@ POLLEDE1_0:
 	mov.u32 %s7, 0;
 POLLE2_0:
 	ld.acquire.gpu.global.u32 %u_r1, [%d_a2];
+	ld.weak.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLEDE2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE2_0;
 POLLEDE2_0:
-	ld.weak.global.u32 %u_r2, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -8157,8 +8157,8 @@ EXIT:
 	"litmus_ISA2_rel_sys_acq_sys": `//
 // Litmus test ISA2 rel.sys/acq.sys, generated by harness/litmus. Do not edit.
 //   T0: st.weak.global.u32 x; st.release.sys.global.u32 y
-//   T1: ld.acquire.sys.global.u32 y; st.release.sys.global.u32 z
-//   T2: ld.acquire.sys.global.u32 z; ld.weak.global.u32 x
+//   T1: poll { ld.acquire.sys.global.u32 y } until y=1; st.release.sys.global.u32 z
+//   T2: poll { ld.acquire.sys.global.u32 z; ld.weak.global.u32 x } until z=1
 // Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -8683,13 +8683,13 @@ ROLE2:
 	mov.u32 %s7, 0;
 POLL2_0:
 	ld.acquire.sys.global.u32 %u_r1, [%d_a2];
+	ld.weak.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLED2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL2_0;
 POLLED2_0:
-	ld.weak.global.u32 %u_r2, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 1;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -8788,13 +8788,13 @@ POLLEDE1_0:
 	mov.u32 %s7, 0;
 POLLE2_0:
 	ld.acquire.sys.global.u32 %u_r1, [%d_a2];
+	ld.weak.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLEDE2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE2_0;
 POLLEDE2_0:
-	ld.weak.global.u32 %u_r2, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -11789,7 +11789,7 @@ EXIT:
 	"litmus_MP_F_ar_sys_rlx_sys": `//
 // Litmus test MP F.ar.sys+rlx.sys, generated by harness/litmus. Do not edit.
 //   T0: st.weak.global.u32 x; fence.acq_rel.sys; st.relaxed.sys.global.u32 y
-//   T1: ld.relaxed.sys.global.u32 y; fence.acq_rel.sys; ld.weak.global.u32 x
+//   T1: poll { ld.relaxed.sys.global.u32 y; fence.acq_rel.sys; ld.weak.global.u32 x } until y=1
 // Outcome r0=1 && r1=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -12224,14 +12224,14 @@ ROLE1:
 	mov.u32 %s7, 0;
 POLL1_0:
 	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
+	fence.acq_rel.sys;
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLED1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL1_0;
 POLLED1_0:
-	fence.acq_rel.sys;
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -12300,14 +12300,14 @@ EVERY:
 	mov.u32 %s7, 0;
 POLLE1_0:
 	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
+	fence.acq_rel.sys;
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLEDE1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE1_0;
 POLLEDE1_0:
-	fence.acq_rel.sys;
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -12502,7 +12502,7 @@ EXIT:
 	"litmus_MP_F_sc_sys_rlx_sys": `//
 // Litmus test MP F.sc.sys+rlx.sys, generated by harness/litmus. Do not edit.
 //   T0: st.weak.global.u32 x; fence.sc.sys; st.relaxed.sys.global.u32 y
-//   T1: ld.relaxed.sys.global.u32 y; fence.sc.sys; ld.weak.global.u32 x
+//   T1: poll { ld.relaxed.sys.global.u32 y; fence.sc.sys; ld.weak.global.u32 x } until y=1
 // Outcome r0=1 && r1=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -12937,14 +12937,14 @@ ROLE1:
 	mov.u32 %s7, 0;
 POLL1_0:
 	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
+	fence.sc.sys;
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLED1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL1_0;
 POLLED1_0:
-	fence.sc.sys;
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -13013,14 +13013,14 @@ EVERY:
 	mov.u32 %s7, 0;
 POLLE1_0:
 	ld.relaxed.sys.global.u32 %u_r0, [%d_a1];
+	fence.sc.sys;
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLEDE1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE1_0;
 POLLEDE1_0:
-	fence.sc.sys;
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -13215,7 +13215,7 @@ EXIT:
 	"litmus_MP_exch_rel_sys_cas_acq_sys": `//
 // Litmus test MP exch.rel.sys/cas.acq.sys, generated by harness/litmus. Do not edit.
 //   T0: st.weak.global.u32 x; atom.release.sys.global.exch.b32 y
-//   T1: atom.acquire.sys.global.cas.b32 y; ld.weak.global.u32 x
+//   T1: poll { atom.acquire.sys.global.cas.b32 y; ld.weak.global.u32 x } until y=1
 // Outcome r0=1 && r1=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -13651,13 +13651,13 @@ POLL1_0:
 	mov.u32 %s8, 1;
 	mov.u32 %s9, 1;
 	atom.acquire.sys.global.cas.b32 %u_r0, [%d_a1], %s8, %s9;
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLED1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL1_0;
 POLLED1_0:
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -13727,13 +13727,13 @@ POLLE1_0:
 	mov.u32 %s8, 1;
 	mov.u32 %s9, 1;
 	atom.acquire.sys.global.cas.b32 %u_r0, [%d_a1], %s8, %s9;
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLEDE1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE1_0;
 POLLEDE1_0:
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -14621,7 +14621,7 @@ EXIT:
 	"litmus_MP_rel_gpu_acq_gpu": `//
 // Litmus test MP rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
 //   T0: st.weak.global.u32 x; st.release.gpu.global.u32 y
-//   T1: ld.acquire.gpu.global.u32 y; ld.weak.global.u32 x
+//   T1: poll { ld.acquire.gpu.global.u32 y; ld.weak.global.u32 x } until y=1
 // Outcome r0=1 && r1=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -15055,13 +15055,13 @@ ROLE1:
 	mov.u32 %s7, 0;
 POLL1_0:
 	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLED1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL1_0;
 POLLED1_0:
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -15129,13 +15129,13 @@ EVERY:
 	mov.u32 %s7, 0;
 POLLE1_0:
 	ld.acquire.gpu.global.u32 %u_r0, [%d_a1];
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLEDE1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE1_0;
 POLLEDE1_0:
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -15330,7 +15330,7 @@ EXIT:
 	"litmus_MP_rel_sys_acq_sys": `//
 // Litmus test MP rel.sys/acq.sys, generated by harness/litmus. Do not edit.
 //   T0: st.weak.global.u32 x; st.release.sys.global.u32 y
-//   T1: ld.acquire.sys.global.u32 y; ld.weak.global.u32 x
+//   T1: poll { ld.acquire.sys.global.u32 y; ld.weak.global.u32 x } until y=1
 // Outcome r0=1 && r1=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -15764,13 +15764,13 @@ ROLE1:
 	mov.u32 %s7, 0;
 POLL1_0:
 	ld.acquire.sys.global.u32 %u_r0, [%d_a1];
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLED1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL1_0;
 POLLED1_0:
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -15838,13 +15838,13 @@ EVERY:
 	mov.u32 %s7, 0;
 POLLE1_0:
 	ld.acquire.sys.global.u32 %u_r0, [%d_a1];
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLEDE1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE1_0;
 POLLEDE1_0:
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -16039,7 +16039,7 @@ EXIT:
 	"litmus_MP_weak_flag_F_sc_sys": `//
 // Litmus test MP weak flag+F.sc.sys, generated by harness/litmus. Do not edit.
 //   T0: st.weak.global.u32 x; fence.sc.sys; st.weak.global.u32 y
-//   T1: ld.weak.global.u32 y; fence.sc.sys; ld.weak.global.u32 x
+//   T1: poll { ld.weak.global.u32 y; fence.sc.sys; ld.weak.global.u32 x } until y=1
 // Outcome r0=1 && r1=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -16474,14 +16474,14 @@ ROLE1:
 	mov.u32 %s7, 0;
 POLL1_0:
 	ld.weak.global.u32 %u_r0, [%d_a1];
+	fence.sc.sys;
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLED1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL1_0;
 POLLED1_0:
-	fence.sc.sys;
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -16550,14 +16550,14 @@ EVERY:
 	mov.u32 %s7, 0;
 POLLE1_0:
 	ld.weak.global.u32 %u_r0, [%d_a1];
+	fence.sc.sys;
+	ld.weak.global.u32 %u_r1, [%d_a0];
 	setp.eq.u32 %sp1, %u_r0, 1;
 	@%sp1 bra POLLEDE1_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE1_0;
 POLLEDE1_0:
-	fence.sc.sys;
-	ld.weak.global.u32 %u_r1, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -19614,8 +19614,8 @@ EXIT:
 	"litmus_WRC_rel_gpu_acq_gpu": `//
 // Litmus test WRC rel.gpu/acq.gpu, generated by harness/litmus. Do not edit.
 //   T0: st.relaxed.sys.global.u32 x
-//   T1: ld.relaxed.sys.global.u32 x; st.release.gpu.global.u32 y
-//   T2: ld.acquire.gpu.global.u32 y; ld.relaxed.sys.global.u32 x
+//   T1: poll { ld.relaxed.sys.global.u32 x } until x=1; st.release.gpu.global.u32 y
+//   T2: poll { ld.acquire.gpu.global.u32 y; ld.relaxed.sys.global.u32 x } until y=1
 // Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -20102,13 +20102,13 @@ ROLE2:
 	mov.u32 %s7, 0;
 POLL2_0:
 	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
+	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLED2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL2_0;
 POLLED2_0:
-	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 1;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -20199,13 +20199,13 @@ POLLEDE1_0:
 	mov.u32 %s7, 0;
 POLLE2_0:
 	ld.acquire.gpu.global.u32 %u_r1, [%d_a1];
+	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLEDE2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE2_0;
 POLLEDE2_0:
-	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;
@@ -20417,8 +20417,8 @@ EXIT:
 	"litmus_WRC_rel_sys_acq_sys": `//
 // Litmus test WRC rel.sys/acq.sys, generated by harness/litmus. Do not edit.
 //   T0: st.relaxed.sys.global.u32 x
-//   T1: ld.relaxed.sys.global.u32 x; st.release.sys.global.u32 y
-//   T2: ld.acquire.sys.global.u32 y; ld.relaxed.sys.global.u32 x
+//   T1: poll { ld.relaxed.sys.global.u32 x } until x=1; st.release.sys.global.u32 y
+//   T2: poll { ld.acquire.sys.global.u32 y; ld.relaxed.sys.global.u32 x } until y=1
 // Outcome r0=1 && r1=1 && r2=0 is forbidden when every scope covers the threads.
 // Persistent kernel: start gate, iterations of (roles, barrier, collect),
 // histogram flush; every wait bounded by %globaltimer (see layout.go).
@@ -20905,13 +20905,13 @@ ROLE2:
 	mov.u32 %s7, 0;
 POLL2_0:
 	ld.acquire.sys.global.u32 %u_r1, [%d_a1];
+	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLED2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLL2_0;
 POLLED2_0:
-	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
 	mul.lo.u32 %s5, %u_n, 1;
 	add.u32 %s5, %s5, %u_setrn;
 	add.u32 %s5, %s5, %u_i;
@@ -21002,13 +21002,13 @@ POLLEDE1_0:
 	mov.u32 %s7, 0;
 POLLE2_0:
 	ld.acquire.sys.global.u32 %u_r1, [%d_a1];
+	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
 	setp.eq.u32 %sp1, %u_r1, 1;
 	@%sp1 bra POLLEDE2_0;
 	add.u32 %s7, %s7, 1;
 	setp.lt.u32 %sp1, %s7, 64;
 	@%sp1 bra POLLE2_0;
 POLLEDE2_0:
-	ld.relaxed.sys.global.u32 %u_r2, [%d_a0];
 	mov.u32 %u_i, %u_ir1;
 	mul.lo.u32 %s5, %u_n, 0;
 	add.u32 %s5, %s5, %u_setrn;

@@ -79,8 +79,8 @@ func litmusTablesSource() string {
 		for _, th := range c.Test.Threads {
 			var ops []string
 			for _, op := range th {
-				ops = append(ops, fmt.Sprintf("{Kind: %d, Loc: %d, Reg: %d, Src: %d, Val: %d, Cmp: %d, Until: %d, Poll: %v, Atom: %q}",
-					op.Kind, op.Loc, op.Reg, op.Src, op.Val, op.Cmp, op.Until, op.Poll, atomCode[op.Atom]))
+				ops = append(ops, fmt.Sprintf("{Kind: %d, Loc: %d, Reg: %d, Src: %d, Val: %d, Cmp: %d, Until: %d, Poll: %v, Atom: %q, InPoll: %v}",
+					op.Kind, op.Loc, op.Reg, op.Src, op.Val, op.Cmp, op.Until, op.Poll, atomCode[op.Atom], op.InPoll))
 			}
 			threads = append(threads, "{"+strings.Join(ops, ", ")+"}")
 		}

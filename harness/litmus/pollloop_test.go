@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/p2pconf/p2pconf/harness"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -223,6 +224,45 @@ func TestValidateRejectsBadLoops(t *testing.T) {
 	} {
 		if err := tt.Validate(); err == nil {
 			t.Errorf("%s: accepted", tt.Name())
+		}
+	}
+}
+
+// TestPowerNeedsTheSamePollForm: a mutant whose reader waits differently
+// (its data read after the loop, or a single read) gives no power to a
+// forbidden test of the same family, and the catalogue's polled families
+// still have mutants of their forbidden tests' form.
+func TestPowerNeedsTheSamePollForm(t *testing.T) {
+	g := GPUCases(harness.GPU{})
+	find := func(name string) Case {
+		for _, c := range g {
+			if c.Test.Name() == name && c.Place.Kind == CTAs {
+				return c
+			}
+		}
+		t.Fatalf("no case %q between CTAs", name)
+		return Case{}
+	}
+	m, f := find("MP rlx.sys"), find("MP rel.sys/acq.sys")
+	if !GivesPower(m, f) {
+		t.Fatalf("%s does not give power to %s", m.Name(), f.Name())
+	}
+	after := *m.Test
+	after.Threads = [][]Op{m.Test.Threads[0], {poll(y, 1, 0, rlxSys), ld(x, 1, rlxSys)}}
+	m.Test = &after
+	if GivesPower(m, f) {
+		t.Errorf("a mutant reading its data after the poll loop gives power to %s, whose reader reads in the loop", f.Name())
+	}
+	for _, name := range []string{"WRC rel.sys/acq.sys", "ISA2 rel.sys/acq.sys", "MP F.sc.sys+rlx.sys"} {
+		f := find(name)
+		n := 0
+		for _, c := range g {
+			if GivesPower(c, f) {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no mutant gives it power", f.Name())
 		}
 	}
 }

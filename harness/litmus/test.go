@@ -270,6 +270,31 @@ func pollBody(th []Op, i int) int {
 	return n
 }
 
+// pollForms describes how each thread of t waits, for comparing shapes: per
+// thread, per poll, "once" (a single read), "loop" (a loop of the flag
+// access alone: what follows depends on the flag through the loop's exit
+// branch) or "loop+data" (operations read inside the loop). A mutant whose
+// readers wait differently from a forbidden test's does not show what the
+// forbidden test could see, so it gives no power to it.
+func (t *Test) pollForms() string {
+	var b strings.Builder
+	for ti, th := range t.Threads {
+		fmt.Fprintf(&b, "T%d:", ti)
+		for i, op := range th {
+			switch {
+			case op.Poll && op.Once:
+				b.WriteString(" once")
+			case op.loops() && pollBody(th, i) > 0:
+				b.WriteString(" loop+data")
+			case op.loops():
+				b.WriteString(" loop")
+			}
+		}
+		b.WriteString(";")
+	}
+	return b.String()
+}
+
 func (k OpKind) String() string {
 	return [...]string{"load", "store", "rmw", "fence"}[k]
 }

@@ -134,6 +134,12 @@ var litmusCases = []litmusCase{
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
+	{Name: "CoW-exch rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0", Key: "cow-exch-rlx-sys-ctas", Test: "CoW-exch rlx.sys", Target: "r0=0", Pair: false, Entry: "litmus_CoW_exch_rlx_sys", Regs: 1, Polled: false,
+		Link: false, HostRMW: false, PeerRMW: false,
+		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 3, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
+		Classes: "TWWWXTWWWXTSWIXTSWWXXXXXX", Flags: "0000000000000000000000000",
+		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
 	{Name: "atomicity atom.add.rlx.sys between CTAs of {A} never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-ctas", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: false, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: false, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0, 1}, {}}, HostRoles: []int{},
@@ -560,6 +566,18 @@ var litmusCases = []litmusCase{
 		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}, {{Kind: 0, Loc: 0, Reg: 0, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 0, Loc: 0, Reg: 1, Src: -1, Val: 0, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
 		Classes: "SWWXIITXIISXXXXX", Flags: "0000000000000000",
 		Texts: []string{"r0=0 r1=0", "r0=1 r1=0", "r0=2 r1=0", "r0>2 r1=0", "r0=0 r1=1", "r0=1 r1=1", "r0=2 r1=1", "r0>2 r1=1", "r0=0 r1=2", "r0=1 r1=2", "r0=2 r1=2", "r0>2 r1=2", "r0=0 r1>2", "r0=1 r1>2", "r0=2 r1>2", "r0>2 r1>2"}},
+	{Name: "CoW-exch rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=0", Key: "cow-exch-rlx-sys-pair-ab-a", Test: "CoW-exch rlx.sys", Target: "r0=0", Pair: true, Entry: "litmus_CoW_exch_rlx_sys", Regs: 1, Polled: false,
+		Link: true, HostRMW: false, PeerRMW: false,
+		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 3, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
+		Classes: "TWWWXTWWWXTSWIXTSWWXXXXXX", Flags: "0000000000000000000000000",
+		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
+	{Name: "CoW-exch rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {B}'s memory never shows the forbidden outcome r0=0", Key: "cow-exch-rlx-sys-pair-ab-b", Test: "CoW-exch rlx.sys", Target: "r0=0", Pair: true, Entry: "litmus_CoW_exch_rlx_sys", Regs: 1, Polled: false,
+		Link: true, HostRMW: false, PeerRMW: true,
+		Homes: []int{1}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
+		Threads: [][]litmusOp{{{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 1, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}, {Kind: 2, Loc: 0, Reg: 0, Src: -1, Val: 2, Cmp: 0, Until: 0, Poll: false, Atom: 'x', InPoll: false}}, {{Kind: 1, Loc: 0, Reg: -1, Src: -1, Val: 3, Cmp: 0, Until: 0, Poll: false, Atom: 'a', InPoll: false}}},
+		Classes: "TWWWXTWWWXTSWIXTSWWXXXXXX", Flags: "0000000000000000000000000",
+		Texts: []string{"r0=0 x=0", "r0=1 x=0", "r0=2 x=0", "r0=3 x=0", "r0>3 x=0", "r0=0 x=1", "r0=1 x=1", "r0=2 x=1", "r0=3 x=1", "r0>3 x=1", "r0=0 x=2", "r0=1 x=2", "r0=2 x=2", "r0=3 x=2", "r0>3 x=2", "r0=0 x=3", "r0=1 x=3", "r0=2 x=3", "r0=3 x=3", "r0>3 x=3", "r0=0 x>3", "r0=1 x>3", "r0=2 x>3", "r0=3 x>3", "r0>3 x>3"}},
 	{Name: "atomicity atom.add.rlx.sys on {A}→{B} with T0 on {A}, T1 on {B} and x in {A}'s memory never shows the forbidden outcome r0=0 ∧ x=1", Key: "atomicity-atom-add-rlx-sys-pair-ab-a", Test: "atomicity atom.add.rlx.sys", Target: "r0=0 ∧ x=1", Pair: true, Entry: "litmus_atomicity_atom_add_rlx_sys", Regs: 1, Polled: false,
 		Link: true, HostRMW: false, PeerRMW: false,
 		Homes: []int{0}, Roles: [2][]int{{0}, {1}}, HostRoles: []int{},
@@ -5600,6 +5618,619 @@ FLUSH:
 	mov.u32 %s0, %u_tid;
 FLUSH_LOOP:
 	setp.ge.u32 %sp0, %s0, 16;
+	@%sp0 bra EXIT;
+	shl.b32 %s1, %s0, 2;
+	mov.u32 %s2, lt_hsh;
+	add.u32 %s1, %s2, %s1;
+	ld.shared.u32 %s3, [%s1];
+	setp.eq.u32 %sp0, %s3, 0;
+	@%sp0 bra FLUSH_NEXT;
+	cvt.u64.u32 %sd4, %s3;
+	mul.wide.u32 %sd5, %s0, 8;
+	add.u64 %sd5, %d_hist, %sd5;
+	red.global.add.u64 [%sd5], %sd4;
+FLUSH_NEXT:
+	add.u32 %s0, %s0, %u_ntid;
+	bra FLUSH_LOOP;
+EXIT:
+	ret;
+}
+`,
+	"litmus_CoW_exch_rlx_sys": `//
+// Litmus test CoW-exch rlx.sys, generated by harness/litmus. Do not edit.
+//   T0: st.relaxed.sys.global.u32 x; atom.relaxed.sys.global.exch.b32 x
+//   T1: st.relaxed.sys.global.u32 x
+// Outcome r0=0 is forbidden when every scope covers the threads.
+// Persistent kernel: start gate, iterations of (roles, barrier, collect),
+// histogram flush; every wait bounded by %globaltimer (see layout.go).
+//
+.version 7.0
+.target sm_70
+.address_size 64
+
+.shared .align 4 .b8 lt_hsh[100];
+.shared .align 4 .u32 lt_flag;
+
+.visible .entry litmus_CoW_exch_rlx_sys(
+	.param .u64 lt_loc0,
+	.param .u64 lt_regs,
+	.param .u64 lt_hist,
+	.param .u64 lt_ctl,
+	.param .u64 lt_bar,
+	.param .u64 lt_stress,
+	.param .u32 lt_n,
+	.param .u32 lt_iters,
+	.param .u32 lt_seed,
+	.param .u32 lt_party,
+	.param .u32 lt_parties,
+	.param .u32 lt_roles,
+	.param .u32 lt_nroles,
+	.param .u32 lt_collect,
+	.param .u32 lt_test_ctas,
+	.param .u32 lt_stress_lines,
+	.param .u32 lt_stride,
+	.param .u64 lt_timeout_ns,
+	.param .u32 lt_env,
+	.param .u32 lt_pre_iters
+)
+{
+	.reg .pred %sp<4>;
+	.reg .pred %q_test, %q_multi, %q_coll, %q_every, %q_perm, %q_same, %q_shuf, %q_spin, %q_pre;
+	.reg .b32 %s<12>;
+	.reg .b64 %sd<8>;
+	.reg .b32 %u_n, %u_nmask, %u_iters, %u_seed, %u_party, %u_parties, %u_roles, %u_nroles;
+	.reg .b32 %u_collect, %u_test_ctas, %u_stress_lines, %u_stride, %u_env, %u_pre_iters;
+	.reg .b32 %u_cmask, %u_bmask, %u_sa, %u_sb, %u_d, %u_c, %u_spins, %u_pct;
+	.reg .b32 %u_ir<2>;
+	.reg .b32 %u_tid, %u_ntid, %u_cta, %u_nctas, %u_gtid, %u_nt, %u_items;
+	.reg .b32 %u_k, %u_k1, %u_set, %u_setn, %u_setrn, %u_j, %u_i, %u_role;
+	.reg .b32 %u_la<1>;
+	.reg .b32 %u_lb<1>;
+	.reg .b32 %u_rm<2>;
+	.reg .b32 %u_rc<2>;
+	.reg .b32 %u_r<1>;
+	.reg .b32 %u_o<2>;
+	.reg .b64 %d_loc<1>;
+	.reg .b64 %d_a<1>;
+	.reg .b64 %d_regs, %d_hist, %d_ctl, %d_bar, %d_stress, %d_mine, %d_timeout;
+
+	ld.param.u64 %d_loc0, [lt_loc0];
+	cvta.to.global.u64 %d_loc0, %d_loc0;
+	ld.param.u64 %d_regs, [lt_regs];
+	cvta.to.global.u64 %d_regs, %d_regs;
+	ld.param.u64 %d_hist, [lt_hist];
+	cvta.to.global.u64 %d_hist, %d_hist;
+	ld.param.u64 %d_ctl, [lt_ctl];
+	cvta.to.global.u64 %d_ctl, %d_ctl;
+	ld.param.u64 %d_bar, [lt_bar];
+	cvta.to.global.u64 %d_bar, %d_bar;
+	ld.param.u64 %d_stress, [lt_stress];
+	cvta.to.global.u64 %d_stress, %d_stress;
+	ld.param.u32 %u_n, [lt_n];
+	ld.param.u32 %u_iters, [lt_iters];
+	ld.param.u32 %u_seed, [lt_seed];
+	ld.param.u32 %u_party, [lt_party];
+	ld.param.u32 %u_parties, [lt_parties];
+	ld.param.u32 %u_roles, [lt_roles];
+	ld.param.u32 %u_nroles, [lt_nroles];
+	ld.param.u32 %u_collect, [lt_collect];
+	ld.param.u32 %u_test_ctas, [lt_test_ctas];
+	ld.param.u32 %u_stress_lines, [lt_stress_lines];
+	ld.param.u32 %u_stride, [lt_stride];
+	ld.param.u32 %u_env, [lt_env];
+	ld.param.u32 %u_pre_iters, [lt_pre_iters];
+	ld.param.u64 %d_timeout, [lt_timeout_ns];
+	mov.u32 %u_tid, %tid.x;
+	mov.u32 %u_ntid, %ntid.x;
+	mov.u32 %u_cta, %ctaid.x;
+	mov.u32 %u_nctas, %nctaid.x;
+	mad.lo.u32 %u_gtid, %u_cta, %u_ntid, %u_tid;
+	mul.lo.u32 %u_nt, %u_test_ctas, %u_ntid;
+	mul.lo.u32 %u_items, %u_nroles, %u_n;
+	sub.u32 %u_nmask, %u_n, 1;
+	setp.lt.u32 %q_test, %u_cta, %u_test_ctas;
+	setp.gt.u32 %q_multi, %u_parties, 1;
+	setp.ne.u32 %q_coll, %u_collect, 0;
+	sub.u32 %u_cmask, %u_test_ctas, 1;
+	sub.u32 %u_bmask, %u_ntid, 1;
+	mov.u32 %u_spins, 0;
+	and.b32 %s0, %u_env, 1;
+	setp.ne.u32 %q_every, %s0, 0;
+	and.b32 %s0, %u_env, 2;
+	setp.ne.u32 %q_perm, %s0, 0;
+	and.b32 %s0, %u_env, 4;
+	setp.ne.u32 %q_same, %s0, 0;
+	add.u32 %s0, %u_party, 1;
+	mul.wide.u32 %sd0, %s0, 128;
+	add.u64 %d_mine, %d_ctl, %sd0;
+// zero this CTA's histogram
+	mov.u32 %s0, %u_tid;
+HZERO:
+	setp.ge.u32 %sp0, %s0, 25;
+	@%sp0 bra HZERO_DONE;
+	shl.b32 %s1, %s0, 2;
+	mov.u32 %s2, lt_hsh;
+	add.u32 %s1, %s2, %s1;
+	mov.u32 %s3, 0;
+	st.shared.u32 [%s1], %s3;
+	add.u32 %s0, %s0, %u_ntid;
+	bra HZERO;
+HZERO_DONE:
+// bounded start gate
+	mov.u32 %s3, 0;
+	setp.ne.u32 %sp0, %u_tid, 0;
+	@%sp0 bra GATE_JOIN;
+	mov.u64 %sd1, %globaltimer;
+	add.u64 %sd2, %sd1, %d_timeout;
+GATE_POLL:
+	ld.relaxed.sys.global.u32 %s0, [%d_ctl];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra GATE_OPEN;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra GATE_POLL;
+	mov.u32 %s8, 1;
+	mov.u32 %s9, 0;
+	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
+	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
+	mov.u32 %s10, 0xFFFFFFFF;
+	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
+	mov.u32 %s3, 1;
+	st.shared.u32 [lt_flag], %s3;
+GATE_OPEN:
+	fence.acq_rel.sys;
+	st.shared.u32 [lt_flag], %s3;
+GATE_JOIN:
+	bar.sync 0;
+	ld.shared.u32 %s0, [lt_flag];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra FLUSH;
+// iterations
+	mov.u32 %u_k, 0;
+ITER:
+	setp.ge.u32 %sp0, %u_k, %u_iters;
+	@%sp0 bra FLUSH;
+	and.b32 %u_set, %u_k, 1;
+	mul.lo.u32 %u_setn, %u_set, %u_n;
+	mul.lo.u32 %u_setrn, %u_setn, 1;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x00000000;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x2F5E5358;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x85EBCA6B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_rm1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xB54A1DC3;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_rc1, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x5EBCA6B0;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_la0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xBD794D60;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_lb0, %s0, %u_nmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xECD7A0B8;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 8;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_shuf, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x0486CA64;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 16;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_spin, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x8A7294CF;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	rem.u32 %s0, %s0, 100;
+	shr.u32 %u_pct, %u_env, 24;
+	and.b32 %u_pct, %u_pct, 255;
+	setp.lt.u32 %q_pre, %s0, %u_pct;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x72C36B23;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_sa, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0xF8AF358E;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	and.b32 %u_sb, %s0, %u_cmask;
+	mul.lo.u32 %s0, %u_k, 0x9E3779B9;
+	xor.b32 %s0, %s0, %u_seed;
+	xor.b32 %s0, %s0, 0x7E9AFFF9;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x7FEB352D;
+	shr.u32 %s1, %s0, 15;
+	xor.b32 %s0, %s0, %s1;
+	mul.lo.u32 %s0, %s0, 0x846CA68B;
+	shr.u32 %s1, %s0, 16;
+	xor.b32 %s0, %s0, %s1;
+	or.b32 %s0, %s0, 1;
+	and.b32 %u_d, %s0, %u_cmask;
+	@!%q_test bra STRESS;
+	@!%q_pre bra PRE_DONE;
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra PRE_DONE;
+	mov.u32 %s0, 0;
+PRE_LOOP:
+	setp.ge.u32 %sp0, %s0, %u_pre_iters;
+	@%sp0 bra PRE_DONE;
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	bra PRE_LOOP;
+PRE_DONE:
+	@!%q_spin bra SPIN_DONE;
+	add.u32 %u_spins, %u_spins, 1;
+	mul.lo.u32 %s1, %u_spins, %u_nt;
+	atom.relaxed.gpu.global.add.u32 %s0, [%d_bar+64], 1;
+	add.u32 %s0, %s0, 1;
+	mov.u32 %s2, 0;
+SPIN_LOOP:
+	setp.ge.u32 %sp0, %s0, %s1;
+	@%sp0 bra SPIN_DONE;
+	add.u32 %s2, %s2, 1;
+	setp.gt.u32 %sp0, %s2, 1024;
+	@%sp0 bra SPIN_DONE;
+	ld.relaxed.gpu.global.u32 %s0, [%d_bar+64];
+	bra SPIN_LOOP;
+SPIN_DONE:
+	@%q_every bra EVERY;
+	mov.u32 %u_j, %u_gtid;
+ITEM:
+	setp.ge.u32 %sp0, %u_j, %u_items;
+	@%sp0 bra BARRIER;
+	div.u32 %s0, %u_j, %u_n;
+	and.b32 %s1, %u_j, %u_nmask;
+	shl.b32 %s2, %s0, 2;
+	shr.u32 %s2, %u_roles, %s2;
+	and.b32 %u_role, %s2, 15;
+	setp.eq.u32 %sp0, %u_role, 0;
+	@%sp0 bra ROLE0;
+	setp.eq.u32 %sp0, %u_role, 1;
+	@%sp0 bra ROLE1;
+	bra ITEM_NEXT;
+ROLE0:
+	mul.lo.u32 %s4, %s1, %u_rm0;
+	add.u32 %s4, %s4, %u_rc0;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 2;
+	atom.relaxed.sys.global.exch.b32 %u_r0, [%d_a0], %s8;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra ITEM_NEXT;
+ROLE1:
+	mul.lo.u32 %s4, %s1, %u_rm1;
+	add.u32 %s4, %s4, %u_rc1;
+	and.b32 %u_i, %s4, %u_nmask;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 3;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	bra ITEM_NEXT;
+ITEM_NEXT:
+	add.u32 %u_j, %u_j, %u_nt;
+	bra ITEM;
+EVERY:
+	mov.u32 %u_c, %u_cta;
+	@%q_shuf mad.lo.u32 %u_c, %u_cta, %u_sa, %u_sb;
+	and.b32 %u_c, %u_c, %u_cmask;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm0, %u_rc0;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 0;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir0, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 1;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %s8, 2;
+	atom.relaxed.sys.global.exch.b32 %u_r0, [%d_a0], %s8;
+	mov.u32 %s4, %u_tid;
+	@%q_perm mad.lo.u32 %s4, %u_tid, %u_rm1, %u_rc1;
+	and.b32 %s4, %s4, %u_bmask;
+	mul.lo.u32 %s5, %u_d, 1;
+	sub.u32 %s5, %u_c, %s5;
+	and.b32 %s5, %s5, %u_cmask;
+	mad.lo.u32 %u_i, %s5, %u_ntid, %s4;
+	mov.u32 %u_ir1, %u_i;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	mov.u32 %s8, 3;
+	st.relaxed.sys.global.u32 [%d_a0], %s8;
+	mov.u32 %u_i, %u_ir0;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	st.global.u32 [%sd3], %u_r0;
+	bra BARRIER;
+STRESS:
+	setp.eq.u32 %sp0, %u_stress_lines, 0;
+	@%sp0 bra BARRIER;
+	mov.u32 %s0, 0;
+STRESS_LOOP:
+	mul.lo.u32 %s1, %u_gtid, 0x9E3779B9;
+	mul.lo.u32 %s2, %s0, 0x85EBCA6B;
+	add.u32 %s1, %s1, %s2;
+	add.u32 %s1, %s1, %u_k;
+	rem.u32 %s1, %s1, %u_stress_lines;
+	mul.wide.u32 %sd3, %s1, 128;
+	add.u64 %sd3, %d_stress, %sd3;
+	and.b32 %s2, %s0, 1;
+	setp.eq.u32 %sp0, %s2, 0;
+	@%sp0 st.relaxed.gpu.global.u32 [%sd3], %s0;
+	@!%sp0 ld.relaxed.gpu.global.u32 %s2, [%sd3];
+	add.u32 %s0, %s0, 1;
+	setp.lt.u32 %sp0, %s0, 32;
+	@%sp0 bra STRESS_LOOP;
+BARRIER:
+	bar.sync 0;
+	add.u32 %u_k1, %u_k, 1;
+	mov.u32 %s3, 0;
+	setp.ne.u32 %sp0, %u_tid, 0;
+	@%sp0 bra BAR_JOIN;
+	@%q_multi bra BAR_F1_SYS;
+	fence.acq_rel.gpu;
+	bra BAR_F1_END;
+BAR_F1_SYS:
+	fence.sc.sys;
+BAR_F1_END:
+	atom.acq_rel.gpu.global.add.u32 %s0, [%d_bar], 1;
+	add.u32 %s0, %s0, 1;
+	mul.lo.u32 %s1, %u_k1, %u_nctas;
+	mov.u64 %sd1, %globaltimer;
+	add.u64 %sd2, %sd1, %d_timeout;
+	setp.ne.u32 %sp0, %s0, %s1;
+	@%sp0 bra BAR_WAIT0;
+	@!%q_multi bra BAR_RELEASE;
+	st.release.sys.global.u32 [%d_mine+0], %u_k1;
+	mov.u32 %s4, 0;
+BAR_PARTY:
+	setp.ge.u32 %sp0, %s4, %u_parties;
+	@%sp0 bra BAR_RELEASE;
+	add.u32 %s5, %s4, 1;
+	mul.wide.u32 %sd3, %s5, 128;
+	add.u64 %sd3, %d_ctl, %sd3;
+BAR_PARTY_POLL:
+	ld.acquire.sys.global.u32 %s6, [%sd3+0];
+	setp.ge.u32 %sp0, %s6, %u_k1;
+	@%sp0 bra BAR_PARTY_NEXT;
+	ld.relaxed.sys.global.u32 %s7, [%sd3+4];
+	mov.u32 %s8, 4;
+	setp.ne.u32 %sp0, %s7, 0;
+	@%sp0 bra BAR_FAIL;
+	mov.u32 %s8, 3;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra BAR_PARTY_POLL;
+	bra BAR_FAIL;
+BAR_PARTY_NEXT:
+	add.u32 %s4, %s4, 1;
+	bra BAR_PARTY;
+BAR_RELEASE:
+	st.release.gpu.global.u32 [%d_bar+128], %u_k1;
+	bra BAR_DONE;
+BAR_WAIT0:
+	add.u64 %sd2, %sd2, %d_timeout;
+BAR_WAIT:
+	ld.acquire.gpu.global.u32 %s6, [%d_bar+128];
+	setp.eq.u32 %sp0, %s6, 0xFFFFFFFF;
+	@%sp0 bra BAR_ABORTED;
+	setp.ge.u32 %sp0, %s6, %u_k1;
+	@%sp0 bra BAR_DONE;
+	mov.u64 %sd1, %globaltimer;
+	setp.lt.u64 %sp0, %sd1, %sd2;
+	@%sp0 bra BAR_WAIT;
+	mov.u32 %s8, 2;
+BAR_FAIL:
+	mov.u32 %s9, %u_k;
+	st.relaxed.sys.global.u32 [%d_mine+8], %s9;
+	st.relaxed.sys.global.u32 [%d_mine+4], %s8;
+	mov.u32 %s10, 0xFFFFFFFF;
+	st.relaxed.gpu.global.u32 [%d_bar+128], %s10;
+	mov.u32 %s3, 1;
+	st.shared.u32 [lt_flag], %s3;
+	bra BAR_DONE;
+BAR_ABORTED:
+	mov.u32 %s3, 1;
+BAR_DONE:
+	@%q_multi bra BAR_F2_SYS;
+	fence.acq_rel.gpu;
+	bra BAR_F2_END;
+BAR_F2_SYS:
+	fence.sc.sys;
+BAR_F2_END:
+	st.shared.u32 [lt_flag], %s3;
+BAR_JOIN:
+	bar.sync 0;
+	ld.shared.u32 %s0, [lt_flag];
+	setp.ne.u32 %sp0, %s0, 0;
+	@%sp0 bra FLUSH;
+	@!%q_coll bra ITER_NEXT;
+	@!%q_test bra ITER_NEXT;
+	mov.u32 %u_i, %u_gtid;
+	mov.u32 %s9, 0;
+COLLECT:
+	setp.ge.u32 %sp0, %u_i, %u_n;
+	@%sp0 bra ITER_NEXT;
+	mul.lo.u32 %s5, %u_n, 0;
+	add.u32 %s5, %s5, %u_setrn;
+	add.u32 %s5, %s5, %u_i;
+	mul.wide.u32 %sd3, %s5, 4;
+	add.u64 %sd3, %d_regs, %sd3;
+	ld.relaxed.sys.global.u32 %u_o0, [%sd3];
+	st.relaxed.sys.global.u32 [%sd3], %s9;
+	mul.lo.u32 %s5, %u_i, %u_la0;
+	add.u32 %s5, %s5, %u_lb0;
+	and.b32 %s5, %s5, %u_nmask;
+	add.u32 %s5, %s5, %u_setn;
+	mul.wide.u32 %sd3, %s5, %u_stride;
+	add.u64 %d_a0, %d_loc0, %sd3;
+	ld.relaxed.sys.global.u32 %u_o1, [%d_a0];
+	st.relaxed.sys.global.u32 [%d_a0], %s9;
+	mov.u32 %s0, 0;
+	min.u32 %s1, %u_o0, 4;
+	mul.lo.u32 %s1, %s1, 1;
+	add.u32 %s0, %s0, %s1;
+	min.u32 %s1, %u_o1, 4;
+	mul.lo.u32 %s1, %s1, 5;
+	add.u32 %s0, %s0, %s1;
+	shl.b32 %s0, %s0, 2;
+	mov.u32 %s1, lt_hsh;
+	add.u32 %s0, %s1, %s0;
+	atom.shared.add.u32 %s1, [%s0], 1;
+	add.u32 %u_i, %u_i, %u_nt;
+	bra COLLECT;
+ITER_NEXT:
+	add.u32 %u_k, %u_k, 1;
+	bra ITER;
+FLUSH:
+	bar.sync 0;
+	mov.u32 %s0, %u_tid;
+FLUSH_LOOP:
+	setp.ge.u32 %sp0, %s0, 25;
 	@%sp0 bra EXIT;
 	shl.b32 %s1, %s0, 2;
 	mov.u32 %s2, lt_hsh;

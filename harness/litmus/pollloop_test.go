@@ -266,3 +266,18 @@ func TestPowerNeedsTheSamePollForm(t *testing.T) {
 		}
 	}
 }
+
+// TestSimShowsPolledMutantUnderReleaseNotOrdered: with the data read in
+// the poll loop, a polled mutant still shows its weak outcome where the
+// memory allows it (a store buffer whose release stores do not wait, the
+// fake's release-not-ordered), and its forbidden sibling fails there.
+func TestSimShowsPolledMutantUnderReleaseNotOrdered(t *testing.T) {
+	for _, name := range []string{"MP rel.sys/rlx.sys (no acquire)", "MP rel.sys/acq.sys"} {
+		tt := findTest(t, name)
+		pl := tt.Placements(CTAs)[0]
+		hist, _ := runSim(t, tt, pl, simSetup{iters: 20, n: 32, block: 16, buffered: true, timeout: 5 * time.Second, skipParty: -1})
+		if _, by := classCounts(tt, hist); by[Target] == 0 {
+			t.Errorf("%s: release stores that do not wait for earlier stores never showed %s: %v", name, tt.TargetText(), by)
+		}
+	}
+}

@@ -68,29 +68,15 @@ func (h *hostParty) mine() uint64 { return h.a.ctl + ctlStride*uint64(1+h.a.part
 func (h *hostParty) role(r int, i, set uint32, p perm) {
 	regs := map[int]uint32{}
 	ops := h.t.Threads[r]
-	for k := 0; k < len(ops); k++ {
-		op := ops[k]
+	_ = runProgram(ops, func(k int, op Op) (uint32, error) {
 		if k > 0 && writes(op) && writes(ops[k-1]) && op.Loc == ops[k-1].Loc {
 			// Two writes of one location (CoWW): give the GPU's reader a
 			// moment to see the first, which two back-to-back host
 			// stores leave it almost never.
 			runtime.Gosched()
 		}
-		// A polling read repeats with the operations of its loop
-		// (Op.InPoll) after it in each round, as in the PTX.
-		body := ops[k : k+1+pollBody(ops, k)]
-		k += len(body) - 1
-		for round := 1; ; round++ {
-			flag := h.access(body[0], i, set, p, regs)
-			for _, in := range body[1:] {
-				h.access(in, i, set, p, regs)
-			}
-			if !op.loops() || flag == op.Until || round >= pollCap {
-				break
-			}
-			runtime.Gosched()
-		}
-	}
+		return h.access(op, i, set, p, regs), nil
+	}, runtime.Gosched)
 	for reg, v := range regs {
 		atomic.StoreUint32(h.mem.word(regAddr(h.a.regs, max(h.t.Regs(), 1), reg, set, i, h.a.n)), v)
 	}

@@ -164,7 +164,7 @@ func (t *traceThread) Fence(kernels.Sem, kernels.Scope) error {
 
 // TestSimReadsInsideThePollLoop: the Sim's polled MP, WRC and ISA2 readers
 // read the data after the flag in every round, and keep the data of the
-// round that saw the flag.
+// round that saw the flag (runProgram, which the host threads use too).
 func TestSimReadsInsideThePollLoop(t *testing.T) {
 	for _, c := range []struct {
 		test      string

@@ -214,32 +214,17 @@ func (s *simRun) role(th kernels.Thread, r int, i, set uint32, p perm) (map[int]
 		s.g.Pause()
 	}
 	regs := map[int]uint32{}
-	ops := s.t.Threads[r]
-	for oi := 0; oi < len(ops); oi++ {
-		// A polling read repeats with the operations of its loop
-		// (Op.InPoll) after it in each round, as in the PTX.
-		body := ops[oi : oi+1+pollBody(ops, oi)]
-		oi += len(body) - 1
-		for round := 0; ; round++ {
-			var flag uint32
-			for bi, op := range body {
-				addr := locAddr(s.a.locs[max(op.Loc, 0)], p, max(op.Loc, 0), set, i, s.a.n, s.a.stride)
-				v, err := s.op(th, op, addr, regs)
-				if err != nil {
-					return nil, err
-				}
-				if op.Reg != NoReg {
-					regs[op.Reg] = v
-				}
-				if bi == 0 {
-					flag = v
-				}
-				s.g.Pause()
-			}
-			if !body[0].loops() || flag == body[0].Until || round+1 >= pollCap {
-				break
-			}
+	err := runProgram(s.t.Threads[r], func(_ int, op Op) (uint32, error) {
+		addr := locAddr(s.a.locs[max(op.Loc, 0)], p, max(op.Loc, 0), set, i, s.a.n, s.a.stride)
+		v, err := s.op(th, op, addr, regs)
+		if err == nil && op.Reg != NoReg {
+			regs[op.Reg] = v
 		}
+		s.g.Pause()
+		return v, err
+	}, func() {})
+	if err != nil {
+		return nil, err
 	}
 	return regs, nil
 }
@@ -258,8 +243,8 @@ func (s *simRun) storeRegs(th kernels.Thread, regs map[int]uint32, i, set uint32
 	return nil
 }
 
-// op performs one operation once (role repeats a poll) and returns the
-// value read.
+// op performs one operation once (runProgram repeats a poll) and returns
+// the value read.
 func (s *simRun) op(th kernels.Thread, op Op, addr uint64, regs map[int]uint32) (uint32, error) {
 	var v uint64
 	var err error

@@ -270,6 +270,36 @@ func pollBody(th []Op, i int) int {
 	return n
 }
 
+// runProgram performs a thread's operations in program order through do,
+// which performs operation k once and returns the value it read. A polling
+// read repeats, with the operations of its loop (Op.InPoll) after it in
+// each round, until it reads Until or has read pollCap times; between runs
+// before each later round. The Sim and the host threads play their roles
+// with it, as the PTX does (ptxGen.thread).
+func runProgram(ops []Op, do func(k int, op Op) (uint32, error), between func()) error {
+	for k := 0; k < len(ops); k++ {
+		body := ops[k : k+1+pollBody(ops, k)]
+		for round := 1; ; round++ {
+			var flag uint32
+			for b, op := range body {
+				v, err := do(k+b, op)
+				if err != nil {
+					return err
+				}
+				if b == 0 {
+					flag = v
+				}
+			}
+			if !body[0].loops() || flag == body[0].Until || round >= pollCap {
+				break
+			}
+			between()
+		}
+		k += len(body) - 1
+	}
+	return nil
+}
+
 // pollForms describes how each thread of t waits, for comparing shapes: per
 // thread, per poll, "once" (a single read), "loop" (a loop of the flag
 // access alone: what follows depends on the flag through the loop's exit

@@ -182,8 +182,9 @@ func (c Case) group() string {
 // the same shape (family, threads, locations, final values, target
 // outcome, how each thread polls) in the same placement on the same GPUs,
 // weakened (its verdict here is allowed), and with a target outcome that
-// is not sequentially consistent: an interleaving mutant's outcome shows on every correct
-// machine, so seeing it says nothing about whether f could fail.
+// is not sequentially consistent: an interleaving mutant's outcome shows
+// on every correct machine, so seeing it says nothing about whether f
+// could fail.
 func GivesPower(m, f Case) bool {
 	return m.Verdict == Allowed && f.Verdict == Forbidden && m.group() == f.group() &&
 		sameShape(m.Test, f.Test) && !m.Test.Model().TargetIsSC()

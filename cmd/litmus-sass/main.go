@@ -202,11 +202,7 @@ func checkKernel(t *litmus.Test, comp compiler, dis disassembler, dir string) Ke
 
 // program is a role's PTX operations, for the table.
 func program(t *litmus.Test, r int) string {
-	var ops []string
-	for _, op := range t.Threads[r] {
-		ops = append(ops, litmus.OpText(op, t))
-	}
-	return strings.Join(ops, "; ")
+	return litmus.ThreadText(t, t.Threads[r])
 }
 
 func (k KernelSASS) ok() bool {

@@ -92,6 +92,7 @@ const (
 	dPeerDisableBothWays
 	dStoreTears
 	dUnalignedCopyDropsTail
+	dFirstOfTwoStoresLost
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -304,6 +305,12 @@ var defectTable = []struct {
 	{dUnalignedCopyDropsTail, DefectInfo{Name: "unaligned-copy-drops-tail", Suite: "access", Preset: "h200x2",
 		Description: "copies between device memory (cuMemcpyAsync within a GPU, cuMemcpyPeerAsync and cuMemcpyAsync between GPUs) whose byte count is not a multiple of 4 leave the last ByteCount mod 4 bytes unwritten, as a copy engine's word path without its byte tail would; the call and the stream report success",
 		Catchers:    []string{"access.peer-copy", "access.local-copy"}}},
+	// A coherence defect beside the three above: a write that never
+	// happens. Two st.relaxed of one address merged into one, as ptxas
+	// 13.0 does in a minimal kernel, is this behaviour too.
+	{dFirstOfTwoStoresLost, DefectInfo{Name: "first-of-two-stores-lost", Suite: "ordering", Preset: "single",
+		Description: "of two consecutive relaxed 32-bit writes of one word by one GPU thread (a store, then a store or an RMW), the first never lands: the second overwrites a word that never held it, and an RMW as the second write reads the value from before the first store (CoW-exch reads the initial value; CoWW's first value is never observed)",
+		Catchers:    []string{"ordering.litmus"}}},
 }
 
 // Defects lists every injectable defect.

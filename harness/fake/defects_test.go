@@ -234,6 +234,12 @@ var symptoms = map[string]func(t *testing.T, b *Backend) bool{
 		must(t, launch(t, b, 0, kStoreTwice, uint64(p)))
 		return words(t, b, 0, p, 1)[0] != 2
 	},
+	"first-of-two-stores-lost": func(t *testing.T, b *Backend) bool {
+		p, _ := b.Alloc(0, 8)
+		must(t, b.Memset32(0, p, 0, 2))
+		must(t, launch(t, b, 0, kStoreThenExch, uint64(p)))
+		return words(t, b, 0, p+4, 1)[0] != 1
+	},
 	"non-atomic-add": func(t *testing.T, b *Backend) bool {
 		p, _ := b.Alloc(0, 4)
 		must(t, b.Memset32(0, p, 0, 1))
@@ -249,6 +255,22 @@ var kStoreTwice = testKernel("store_twice", func(g kernels.Grid, a []uint64) err
 			return err
 		}
 		return t.Store(a[0], kernels.TU32, 2, kernels.Relaxed, kernels.GPU)
+	})
+}, pPtr)
+
+// kStoreThenExch: one thread stores 1 into p[0] with st.relaxed.gpu, then
+// exchanges 2 into it with atom.exch.relaxed.gpu and stores the old value
+// it read (1 unless the store was lost) into p[1].
+var kStoreThenExch = testKernel("store_then_exch", func(g kernels.Grid, a []uint64) error {
+	return g.Threads(1, func(t kernels.Thread) error {
+		if err := t.Store(a[0], kernels.TU32, 1, kernels.Relaxed, kernels.GPU); err != nil {
+			return err
+		}
+		old, err := t.Atomic(kernels.OpExch, a[0], kernels.TU32, 2, 0, kernels.Relaxed, kernels.GPU)
+		if err != nil {
+			return err
+		}
+		return t.Store(a[0]+4, kernels.TU32, old, kernels.Weak, kernels.GPU)
 	})
 }, pPtr)
 

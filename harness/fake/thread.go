@@ -34,7 +34,8 @@ type thread struct {
 	early *sbEntry
 	// late is a relaxed store held back until the thread's next access, or
 	// landed after the next write to the same word
-	// (same-address-stores-reordered only).
+	// (same-address-stores-reordered), or dropped by it
+	// (first-of-two-stores-lost).
 	late *sbEntry
 }
 
@@ -191,6 +192,14 @@ func (t *thread) Store(addr uint64, ty kernels.Type, v uint64, sem kernels.Sem, 
 	}
 	off := addr - r.base
 	t.early = nil
+	if size == 4 && sem == kernels.Relaxed && t.g.b.defects.has(dFirstOfTwoStoresLost) {
+		if e := t.late; e != nil && e.r == r && e.off == off {
+			t.late = nil // the first store is lost
+		}
+		t.landLate()
+		t.late = &sbEntry{r: r, off: off, size: size, v: v}
+		return nil
+	}
 	if size == 4 && sem == kernels.Relaxed && t.g.b.defects.has(dSameAddressStoresReordered) {
 		if e := t.late; e != nil && e.r == r && e.off == off {
 			store(r, off, size, v) // the second store lands first
@@ -242,6 +251,9 @@ func (t *thread) Atomic(op kernels.AtomOp, addr uint64, ty kernels.Type, bv, cv 
 	}
 	off := addr - r.base
 	t.early = nil
+	if e := t.late; e != nil && e.r == r && e.off == off && write4(op, ty) && t.g.b.defects.has(dFirstOfTwoStoresLost) {
+		t.late = nil // first-of-two-stores-lost: the store before the RMW never lands
+	}
 	if e := t.late; e != nil && e.r == r && e.off == off && write4(op, ty) {
 		// same-address-stores-reordered: the RMW lands before the store.
 		old := t.atomic(op, ty, sem, r, off, bv, cv)

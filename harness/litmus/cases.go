@@ -185,11 +185,12 @@ func (c Case) group() string {
 func (c Case) Group() string { return c.group() }
 
 // GivesPower reports whether mutant case m gives power to forbidden case f:
-// the same shape (family, threads, locations, final values and target
-// outcome) in the same placement on the same GPUs, weakened (its verdict
-// here is allowed), and with a target outcome that is not sequentially
-// consistent: an interleaving mutant's outcome shows on every correct
-// machine, so seeing it says nothing about whether f could fail.
+// the same shape (family, threads, locations, final values, target
+// outcome, how each thread polls) in the same placement on the same GPUs,
+// weakened (its verdict here is allowed), and with a target outcome that
+// is not sequentially consistent: an interleaving mutant's outcome shows
+// on every correct machine, so seeing it says nothing about whether f
+// could fail.
 func GivesPower(m, f Case) bool {
 	return m.Verdict == Allowed && f.Verdict == Forbidden && m.group() == f.group() &&
 		sameShape(m.Test, f.Test) && !m.Test.Model().TargetIsSC()
@@ -197,7 +198,7 @@ func GivesPower(m, f Case) bool {
 
 func sameShape(a, b *Test) bool {
 	if a.Family != b.Family || len(a.Threads) != len(b.Threads) || !slices.Equal(a.Locs, b.Locs) ||
-		!slices.Equal(a.Finals, b.Finals) || len(a.Target) != len(b.Target) {
+		!slices.Equal(a.Finals, b.Finals) || len(a.Target) != len(b.Target) || a.pollForms() != b.pollForms() {
 		return false
 	}
 	for k, v := range a.Target {

@@ -49,6 +49,16 @@ func coherenceTests() []*Test {
 			Threads: [][]Op{w, {ld(x, 0, a), ld(x, 1, a)}},
 			Target:  target, Verdict: v, Where: where, Host: host, Source: src + ", MP-CO"}
 	}
+	// CoW-exch: T0 stores x = 1, then exchanges 2 into x, reading the old
+	// value; T1 stores x = 3. The exchange must read T0's own store or
+	// T1's, never the initial 0: the store precedes it in coherence order,
+	// and an RMW reads the write just before it. The one coherence test in
+	// which a lost store shows as a forbidden outcome.
+	cowx := func(variant string, v Verdict, target out) *Test {
+		return &Test{Family: "CoW-exch", Variant: variant, Locs: []string{"x"},
+			Threads: [][]Op{{st(x, 1, rlxSys), rmw(kernels.OpExch, x, 2, 0, rlxSys)}, {st(x, 3, rlxSys)}}, Finals: []int{x},
+			Target: target, Verdict: v, Where: onGPUs, Source: src + ", CoWR with an RMW as the read"}
+	}
 	volatileWrites := []Op{stVolatile(x, 1), stVolatile(x, 2)}
 	exchWrites := []Op{st(x, 1, rlxGPU), rmw(kernels.OpExch, x, 2, NoReg, rlxGPU)}
 	stale := out{"r0": 1, "r1": 0}
@@ -68,6 +78,8 @@ func coherenceTests() []*Test {
 		coww("st.volatile interleaving", Allowed, everywhere, hg, volatileWrites, rlxSys, out{"r0": 1, "r1": 2}),
 		coww("st.volatile", Forbidden, everywhere, hg, volatileWrites, rlxSys, out{"r0": 2, "r1": 1}),
 		coww("rlx.gpu, atom.exch second", Forbidden, onGPUs, nil, exchWrites, rlxGPU, out{"r0": 2, "r1": 1}),
+		cowx("rlx.sys interleaving", Allowed, out{"r0": 3, "x": 2}),
+		cowx("rlx.sys", Forbidden, out{"r0": 0}),
 	}
 }
 
@@ -101,10 +113,12 @@ func rmwTests() []*Test {
 
 // wrcTests: write-to-read causality, docs/litmus.md F. T1 sees T0's x, then
 // publishes y; T2 sees y and must see x. Unannotated accesses rlx.sys.
+// T2 reads x in the same iteration of its poll loop as y (readInLoop); T1's
+// store stays after its loop.
 func wrcTests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel, acq acc) *Test {
 		return &Test{Family: "WRC", Variant: variant, Locs: []string{"x", "y"},
-			Threads: [][]Op{{st(x, 1, rlxSys)}, {poll(x, 1, 0, rlxSys), st(y, 1, rel)}, {poll(y, 1, 1, acq), ld(x, 2, rlxSys)}},
+			Threads: [][]Op{{st(x, 1, rlxSys)}, {poll(x, 1, 0, rlxSys), st(y, 1, rel)}, readInLoop(poll(y, 1, 1, acq), ld(x, 2, rlxSys))},
 			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "docs/litmus.md F (cumulativity)"}
 	}
 	return []*Test{
@@ -118,14 +132,23 @@ func wrcTests() []*Test {
 // isa2Tests: ISA2, a chain of two release/acquire hops, docs/litmus.md F. The
 // scope-chained variant (hop 1 at .gpu between threads of one GPU, hop 2 at
 // .sys to the other GPU or the host) is the CUDA guide's cumulativity
-// example: forbidden where the first hop stays inside one GPU.
+// example: forbidden where the first hop stays inside one GPU. The mutants:
+// every access relaxed (the form that shows on an H200, as the single-shot
+// ISA2 rlx.gpu does), and either hop relaxed. T2 reads x in
+// the same iteration of its poll loop as z (readInLoop); T1's store stays
+// after its loop.
 func isa2Tests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel1, acq1, rel2, acq2 acc) *Test {
 		return &Test{Family: "ISA2", Variant: variant, Locs: []string{"x", "y", "z"},
-			Threads: [][]Op{{st(x, 1, weak), st(y, 1, rel1)}, {poll(y, 1, 0, acq1), st(z, 1, rel2)}, {poll(z, 1, 1, acq2), ld(x, 2, weak)}},
+			Threads: [][]Op{{st(x, 1, weak), st(y, 1, rel1)}, {poll(y, 1, 0, acq1), st(z, 1, rel2)}, readInLoop(poll(z, 1, 1, acq2), ld(x, 2, weak))},
 			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "docs/litmus.md F (cumulativity), CUDA guide memory-model example"}
 	}
+	relaxed := &Test{Family: "ISA2", Variant: "rlx.sys", Locs: []string{"x", "y", "z"},
+		Threads: [][]Op{{st(x, 1, rlxSys), st(y, 1, rlxSys)}, {poll(y, 1, 0, rlxSys), st(z, 1, rlxSys)}, readInLoop(poll(z, 1, 1, rlxSys), ld(x, 2, rlxSys))},
+		Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: Allowed, Where: everywhere | InTriple, Host: []string{"GGH"},
+		Source: "docs/litmus.md F (cumulativity), every access relaxed as cuda-litmus's ISA2 RELAXED"}
 	return []*Test{
+		relaxed,
 		mk("hop 1 relaxed", Allowed, nil, rlxSys, acqSys, relSys, acqSys),
 		mk("hop 2 relaxed", Allowed, []string{"GGH"}, relSys, acqSys, rlxSys, acqSys),
 		mk("rel.sys/acq.sys", Forbidden, []string{"GGH"}, relSys, acqSys, relSys, acqSys),

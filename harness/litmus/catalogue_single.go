@@ -5,10 +5,13 @@ package litmus
 
 // Single-shot forms of MP, WRC and ISA2: every reading thread reads its
 // flag once instead of polling it (the form of MC Mutants and cuda-litmus).
-// A polled flag is a loop whose exit branch depends on the value read: a
-// control dependency in front of the reader's next load, which a GPU may
-// honour, hiding the reordering the mutants are there to show. A single
-// read has none; the instance records whether the flag was seen (Op.Once:
+// A data load after a poll loop sits behind the loop's exit branch, which
+// depends on the value read: a control dependency in front of the
+// reader's next load, which a GPU may honour, hiding the reordering the
+// mutants are there to show. The polled forms therefore read their data
+// inside the loop (readInLoop, Op.InPoll); the single-shot forms have no
+// loop at all, and keep the shape of the tools they are compared with. The
+// instance records whether the flag was seen (Op.Once:
 // the register keeps the one value read, FlagSeen counts the instances that
 // saw it). They run between CTAs of one GPU at device scope, the scope of
 // cuda-litmus's SCOPE_DEVICE builds, with their own families (names ending

@@ -60,12 +60,16 @@ type EvidenceValue struct {
 
 // checkerDefects are, per family, the fake backend's defects that make the
 // family's forbidden outcome occur on the fake (CoRR and CoWW readers
-// reorder their loads, CoWW's writes land in the wrong order, atomicity's
-// and lost-update's adds are not atomic). harness/fake declares them with
-// ordering.litmus as catcher; cmd/mutation injects them.
+// reorder their loads, CoWW's writes land in the wrong order, CoW-exch's
+// store lands after its exchange or never, atomicity's and lost-update's
+// adds are not atomic). harness/fake declares them with ordering.litmus as
+// catcher; cmd/mutation injects them. first-of-two-stores-lost is not
+// CoWW's: it leaves CoWW's first value unobserved, so CoWW ends as
+// vacuous (an error), which shows no forbidden outcome.
 var checkerDefects = map[string][]string{
 	"CoRR":        {"same-address-loads-reordered"},
 	"CoWW":        {"same-address-loads-reordered", "same-address-stores-reordered"},
+	"CoW-exch":    {"same-address-stores-reordered", "first-of-two-stores-lost"},
 	"atomicity":   {"non-atomic-add"},
 	"lost-update": {"non-atomic-add"},
 }
@@ -110,8 +114,8 @@ func checkerFor(c Case) []string {
 }
 
 // actsOn reports whether defect d acts on a thread with these operations:
-// two relaxed loads of one location, two writes of one location, a
-// relaxed atom.add.
+// two relaxed loads of one location, two writes of one location (both
+// store defects), a relaxed atom.add.
 func actsOn(d string, ops []Op) bool {
 	loads, writes, adds := map[int]int{}, map[int]int{}, 0
 	for _, op := range ops {
@@ -135,7 +139,7 @@ func actsOn(d string, ops []Op) bool {
 	switch d {
 	case "same-address-loads-reordered":
 		return most(loads) >= 2
-	case "same-address-stores-reordered":
+	case "same-address-stores-reordered", "first-of-two-stores-lost":
 		return most(writes) >= 2
 	case "non-atomic-add":
 		return adds > 0

@@ -84,6 +84,7 @@ func TestCheckerDefects(t *testing.T) {
 		"CoRR rlx.sys between CTAs of GPU0":                   {"same-address-loads-reordered"},
 		"CoWW st.volatile between CTAs of GPU0":               {"same-address-loads-reordered", "same-address-stores-reordered"},
 		"CoWW rlx.gpu, atom.exch second between CTAs of GPU0": {"same-address-loads-reordered", "same-address-stores-reordered"},
+		"CoW-exch rlx.sys between CTAs of GPU0":               {"same-address-stores-reordered", "first-of-two-stores-lost"},
 		"atomicity atom.add.rlx.gpu between CTAs of GPU0":     {"non-atomic-add"},
 		"lost-update atom.add.rlx.sys between CTAs of GPU0":   {"non-atomic-add"},
 		"CoWR rlx.sys between CTAs of GPU0":                   nil,
@@ -98,7 +99,7 @@ func TestCheckerDefects(t *testing.T) {
 			t.Errorf("%s: checker %v with a host thread", name, ds)
 		}
 	}
-	if d := CheckerDefects(); !slices.Equal(d, []string{"non-atomic-add", "same-address-loads-reordered", "same-address-stores-reordered"}) {
+	if d := CheckerDefects(); !slices.Equal(d, []string{"first-of-two-stores-lost", "non-atomic-add", "same-address-loads-reordered", "same-address-stores-reordered"}) {
 		t.Errorf("CheckerDefects %v", d)
 	}
 }

@@ -68,30 +68,33 @@ func (h *hostParty) mine() uint64 { return h.a.ctl + ctlStride*uint64(1+h.a.part
 func (h *hostParty) role(r int, i, set uint32, p perm) {
 	regs := map[int]uint32{}
 	ops := h.t.Threads[r]
-	for k, op := range ops {
+	_ = runProgram(ops, func(k int, op Op) (uint32, error) {
 		if k > 0 && writes(op) && writes(ops[k-1]) && op.Loc == ops[k-1].Loc {
 			// Two writes of one location (CoWW): give the GPU's reader a
 			// moment to see the first, which two back-to-back host
 			// stores leave it almost never.
 			runtime.Gosched()
 		}
-		if op.Kind == Fence {
-			atomic.AddUint32(&h.private, 1)
-			continue
-		}
-		w := h.mem.word(locAddr(h.a.locs[op.Loc], p, op.Loc, set, i, h.a.n, h.a.stride))
-		v := hostOp(op, w, regs)
-		for round := 1; op.Poll && !op.Once && v != op.Until && round < pollCap; round++ {
-			runtime.Gosched()
-			v = hostOp(op, w, regs)
-		}
-		if op.Reg != NoReg {
-			regs[op.Reg] = v
-		}
-	}
+		return h.access(op, i, set, p, regs), nil
+	}, runtime.Gosched)
 	for reg, v := range regs {
 		atomic.StoreUint32(h.mem.word(regAddr(h.a.regs, max(h.t.Regs(), 1), reg, set, i, h.a.n)), v)
 	}
+}
+
+// access performs one operation of instance i once and returns the value
+// it read (a fence is a read-modify-write of a private word).
+func (h *hostParty) access(op Op, i, set uint32, p perm, regs map[int]uint32) uint32 {
+	if op.Kind == Fence {
+		atomic.AddUint32(&h.private, 1)
+		return 0
+	}
+	w := h.mem.word(locAddr(h.a.locs[op.Loc], p, op.Loc, set, i, h.a.n, h.a.stride))
+	v := hostOp(op, w, regs)
+	if op.Reg != NoReg {
+		regs[op.Reg] = v
+	}
+	return v
 }
 
 // writes reports whether op writes its location.

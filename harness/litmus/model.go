@@ -294,7 +294,9 @@ func newState(t *Test) *state {
 }
 
 // step runs the next operation of thread th. A poll is one read: the
-// earlier reads of a polling loop change nothing.
+// earlier iterations of a polling loop change nothing, and the operations
+// read inside the loop (Op.InPoll) follow it in program order, as they do
+// in the iteration that ends the loop.
 func (s *state) step(th int) {
 	op := s.t.Threads[th][s.pc[th]]
 	s.pc[th]++

@@ -74,7 +74,3 @@ func (t *Test) RoleMemoryOps(role int) int {
 	}
 	return n
 }
-
-// OpText is an operation as the compile check prints it: its PTX
-// instruction and location, "st.volatile.global.u32 x".
-func OpText(op Op, t *Test) string { return opText(op, t) }

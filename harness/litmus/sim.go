@@ -214,16 +214,17 @@ func (s *simRun) role(th kernels.Thread, r int, i, set uint32, p perm) (map[int]
 		s.g.Pause()
 	}
 	regs := map[int]uint32{}
-	for _, op := range s.t.Threads[r] {
+	err := runProgram(s.t.Threads[r], func(_ int, op Op) (uint32, error) {
 		addr := locAddr(s.a.locs[max(op.Loc, 0)], p, max(op.Loc, 0), set, i, s.a.n, s.a.stride)
 		v, err := s.op(th, op, addr, regs)
-		if err != nil {
-			return nil, err
-		}
-		if op.Reg != NoReg {
+		if err == nil && op.Reg != NoReg {
 			regs[op.Reg] = v
 		}
 		s.g.Pause()
+		return v, err
+	}, func() {})
+	if err != nil {
+		return nil, err
 	}
 	return regs, nil
 }
@@ -242,34 +243,30 @@ func (s *simRun) storeRegs(th kernels.Thread, regs map[int]uint32, i, set uint32
 	return nil
 }
 
-// op performs one operation (a poll repeats it) and returns the value read.
+// op performs one operation once (runProgram repeats a poll) and returns
+// the value read.
 func (s *simRun) op(th kernels.Thread, op Op, addr uint64, regs map[int]uint32) (uint32, error) {
-	for round := 0; ; round++ {
-		var v uint64
-		var err error
-		switch op.Kind {
-		case Fence:
-			return 0, th.Fence(op.Sem, op.Scope)
-		case Store:
-			val := op.Val
-			if op.Src != NoReg {
-				val += regs[op.Src]
-			}
-			return 0, th.Store(addr, kernels.TU32, uint64(val), op.Sem, op.Scope)
-		case Load:
-			v, err = th.Load(addr, kernels.TU32, op.Sem, op.Scope)
-		case RMW:
-			b, c := uint64(op.Val), uint64(0)
-			if op.Atom == kernels.OpCAS {
-				b, c = uint64(op.Cmp), uint64(op.Val)
-			}
-			v, err = th.Atomic(op.Atom, addr, kernels.TU32, b, c, op.Sem, op.Scope)
+	var v uint64
+	var err error
+	switch op.Kind {
+	case Fence:
+		return 0, th.Fence(op.Sem, op.Scope)
+	case Store:
+		val := op.Val
+		if op.Src != NoReg {
+			val += regs[op.Src]
 		}
-		if err != nil || !op.Poll || op.Once || uint32(v) == op.Until || round+1 >= pollCap {
-			return uint32(v), err
+		return 0, th.Store(addr, kernels.TU32, uint64(val), op.Sem, op.Scope)
+	case Load:
+		v, err = th.Load(addr, kernels.TU32, op.Sem, op.Scope)
+	case RMW:
+		b, c := uint64(op.Val), uint64(0)
+		if op.Atom == kernels.OpCAS {
+			b, c = uint64(op.Cmp), uint64(op.Val)
 		}
-		s.g.Pause()
+		v, err = th.Atomic(op.Atom, addr, kernels.TU32, b, c, op.Sem, op.Scope)
 	}
+	return uint32(v), err
 }
 
 func (s *simRun) stress(th kernels.Thread, gtid, k uint32) error {

@@ -44,6 +44,17 @@ type Op struct {
 	// register holds that one value, and the instance counts whether it was
 	// the awaited one (FlagSeen), as for a poll that gave up.
 	Once bool
+	// InPoll puts a Load (or a Fence before one) inside the loop of the
+	// poll right before it: every iteration performs the flag access, then
+	// this operation, in program order and with no dependency on the value
+	// the flag access read; the loop exits after the iteration whose flag
+	// access read Until, and the register keeps that iteration's value. A
+	// data load after the loop would sit behind the loop's exit branch, a
+	// control dependency on the flag that the GPU honours, so a polled
+	// relaxed mutant could never show its weak outcome and a broken acquire
+	// would go unseen (docs/litmus.md, "The reader's poll loop"). Stores
+	// stay after the loop: a store in the loop would be made many times.
+	InPoll bool
 	// Volatile emits ld.volatile / st.volatile: under the PTX memory model
 	// the same as ld.relaxed.sys / st.relaxed.sys (Sem Relaxed, Scope Sys,
 	// which the model, the Sim and the host side use), and the compiler
@@ -157,6 +168,9 @@ func (t *Test) Validate() error {
 			if err := op.validate(len(t.Locs), written); err != nil {
 				return fmt.Errorf("%s: thread %d op %d: %w", t.Name(), ti, oi, err)
 			}
+			if op.InPoll && (oi == 0 || !th[oi-1].InPoll && !th[oi-1].loops()) {
+				return fmt.Errorf("%s: thread %d op %d: an operation in a poll loop must follow a polling read or another operation in its loop", t.Name(), ti, oi)
+			}
 		}
 	}
 	for _, l := range t.Finals {
@@ -206,6 +220,9 @@ func (op Op) validate(locs int, written map[int]bool) error {
 	if op.Once && !op.Poll {
 		return fmt.Errorf("only a poll reads once")
 	}
+	if op.InPoll && (op.Kind != Load && op.Kind != Fence || op.Poll) {
+		return fmt.Errorf("only a load or a fence that does not poll itself runs inside a poll loop")
+	}
 	if op.Volatile && (op.Kind != Load && op.Kind != Store || op.Sem != kernels.Relaxed || op.Scope != kernels.Sys) {
 		return fmt.Errorf("volatile: a load or store with relaxed.sys semantics only (ld.volatile is ld.relaxed.sys)")
 	}
@@ -233,6 +250,79 @@ func (op Op) validate(locs int, written map[int]bool) error {
 		}
 	}
 	return nil
+}
+
+// loops reports whether op is a polling read that repeats in a loop (a
+// single-shot read does not).
+func (op Op) loops() bool { return op.Poll && !op.Once }
+
+// pollBody is the number of operations after th[i] that run inside its
+// poll loop (Op.InPoll): 0 for an operation that does not loop, or a loop
+// of the flag access alone.
+func pollBody(th []Op, i int) int {
+	if !th[i].loops() {
+		return 0
+	}
+	n := 0
+	for i+1+n < len(th) && th[i+1+n].InPoll {
+		n++
+	}
+	return n
+}
+
+// runProgram performs a thread's operations in program order through do,
+// which performs operation k once and returns the value it read. A polling
+// read repeats, with the operations of its loop (Op.InPoll) after it in
+// each round, until it reads Until or has read pollCap times; between runs
+// before each later round. The Sim and the host threads play their roles
+// with it, as the PTX does (ptxGen.thread).
+func runProgram(ops []Op, do func(k int, op Op) (uint32, error), between func()) error {
+	for k := 0; k < len(ops); k++ {
+		body := ops[k : k+1+pollBody(ops, k)]
+		for round := 1; ; round++ {
+			var flag uint32
+			for b, op := range body {
+				v, err := do(k+b, op)
+				if err != nil {
+					return err
+				}
+				if b == 0 {
+					flag = v
+				}
+			}
+			if !body[0].loops() || flag == body[0].Until || round >= pollCap {
+				break
+			}
+			between()
+		}
+		k += len(body) - 1
+	}
+	return nil
+}
+
+// pollForms describes how each thread of t waits, for comparing shapes: per
+// thread, per poll, "once" (a single read), "loop" (a loop of the flag
+// access alone: what follows depends on the flag through the loop's exit
+// branch) or "loop+data" (operations read inside the loop). A mutant whose
+// readers wait differently from a forbidden test's does not show what the
+// forbidden test could see, so it gives no power to it.
+func (t *Test) pollForms() string {
+	var b strings.Builder
+	for ti, th := range t.Threads {
+		fmt.Fprintf(&b, "T%d:", ti)
+		for i, op := range th {
+			switch {
+			case op.Poll && op.Once:
+				b.WriteString(" once")
+			case op.loops() && pollBody(th, i) > 0:
+				b.WriteString(" loop+data")
+			case op.loops():
+				b.WriteString(" loop")
+			}
+		}
+		b.WriteString(";")
+	}
+	return b.String()
 }
 
 func (k OpKind) String() string {

@@ -92,12 +92,14 @@ func cFloat(v float64) string {
 
 // litmusRuntime is the rest of litmusHelpers: the host side and the run.
 const litmusRuntime = `/* lt_op is a litmus.Op for the host side: kind 0 ld, 1 st, 2 atom
- * (a add, o or, x exch, c cas), 3 fence. */
+ * (a add, o or, x exch, c cas), 3 fence; in_poll: it runs inside the loop
+ * of the poll before it, after the flag access in every round. */
 struct lt_op {
 	int kind, loc, reg, src;
 	uint32_t val, cmp, until;
 	int poll;
 	char atom;
+	int in_poll;
 };
 
 struct lt_case {
@@ -198,19 +200,27 @@ static void lt_host_role(struct lt_host *h, int r, uint32_t i, uint32_t set, con
 	uint32_t regs[16] = {0};
 	int has[16] = {0};
 	for (int j = 0; j < c->nops[r]; j++) {
-		const struct lt_op *op = &c->ops[r][j];
-		if (op->kind == 3) { /* a fence: a read-modify-write of a private word stands in */
-			__atomic_fetch_add(&h->priv, 1, __ATOMIC_SEQ_CST);
-			continue;
-		}
-		uint32_t slot = (i * p->loc_mul[op->loc] + p->loc_add[op->loc]) & (h->n - 1);
-		uint32_t *w = lt_word(h->loc[op->loc] + ((uint64_t)set * h->n + slot) * LT_STRIDE);
-		uint32_t v = lt_host_op(op, w, regs);
-		for (int round = 1; op->poll && v != op->until && round < 64 /* pollCap */; round++) {
+		/* a poll repeats with the operations of its loop (in_poll) after it in each round */
+		int body = 1;
+		while (c->ops[r][j].poll && j + body < c->nops[r] && c->ops[r][j + body].in_poll) body++;
+		for (int round = 1;; round++) {
+			uint32_t flag = 0;
+			for (int b = 0; b < body; b++) {
+				const struct lt_op *op = &c->ops[r][j + b];
+				if (op->kind == 3) { /* a fence: a read-modify-write of a private word stands in */
+					__atomic_fetch_add(&h->priv, 1, __ATOMIC_SEQ_CST);
+					continue;
+				}
+				uint32_t slot = (i * p->loc_mul[op->loc] + p->loc_add[op->loc]) & (h->n - 1);
+				uint32_t *w = lt_word(h->loc[op->loc] + ((uint64_t)set * h->n + slot) * LT_STRIDE);
+				uint32_t v = lt_host_op(op, w, regs);
+				if (b == 0) flag = v;
+				if (op->reg >= 0) regs[op->reg] = v, has[op->reg] = 1;
+			}
+			if (!c->ops[r][j].poll || flag == c->ops[r][j].until || round >= 64 /* pollCap */) break;
 			usleep(0);
-			v = lt_host_op(op, w, regs);
 		}
-		if (op->reg >= 0) regs[op->reg] = v, has[op->reg] = 1;
+		j += body - 1;
 	}
 	uint64_t nregs = (uint64_t)(c->nregs > 0 ? c->nregs : 1);
 	for (int g = 0; g < 16; g++)
@@ -565,7 +575,7 @@ func litmusSpec(c litmus.Case) spec {
 		ops[r], nops[r] = fmt.Sprintf("OPS_%s_%d", entry, r), fmt.Sprint(len(th))
 		var list []string
 		for _, op := range th {
-			list = append(list, fmt.Sprintf("{%d, %d, %d, %d, %du, %du, %du, %d, %s}", op.Kind, op.Loc, op.Reg, op.Src, op.Val, op.Cmp, op.Until, b2i(op.Poll), atomChar(atomCode[op.Atom])))
+			list = append(list, fmt.Sprintf("{%d, %d, %d, %d, %du, %du, %du, %d, %s, %d}", op.Kind, op.Loc, op.Reg, op.Src, op.Val, op.Cmp, op.Until, b2i(op.Poll), atomChar(atomCode[op.Atom]), b2i(op.InPoll)))
 		}
 		decls += fmt.Sprintf("static const struct lt_op OPS_%s_%d[] = {%s};\n", entry, r, strings.Join(list, ", "))
 	}

@@ -50,12 +50,14 @@ const (
 
 // Report is what the check writes with -o.
 type Report struct {
-	DriverVersion     string       `json:"driver_version"`      // the kernel module's version line (/proc/driver/nvidia/version)
-	CUDADriverVersion int          `json:"cuda_driver_version"` // cuDriverGetVersion
-	Device            string       `json:"device"`
-	Disassembler      string       `json:"disassembler"`
-	Kernels           []KernelSASS `json:"kernels"`
-	Pass              bool         `json:"pass"`
+	DriverVersion     string `json:"driver_version"`      // the kernel module's version line (/proc/driver/nvidia/version)
+	CUDADriverVersion int    `json:"cuda_driver_version"` // cuDriverGetVersion
+	Device            string `json:"device"`
+	Disassembler      string `json:"disassembler"`
+	// Match is the -match expression when only some tests were checked.
+	Match   string       `json:"match,omitempty"`
+	Kernels []KernelSASS `json:"kernels"`
+	Pass    bool         `json:"pass"`
 }
 
 // KernelSASS is one litmus kernel: its global memory instructions and, per
@@ -238,11 +240,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	gpu := fs.Int("gpu", 0, "CUDA ordinal of the GPU whose JIT compiles the kernels")
 	outPath := fs.String("o", "", "write the report as JSON to this file")
 	verbose := fs.Bool("v", false, "print every role, not only those that lost instructions")
+	match := fs.String("match", "", "check only the tests whose name matches this regular expression (the report records it)")
 	if err := fs.Parse(args); err != nil {
 		return exitCannotRun
 	}
 	if fs.NArg() > 0 || *gpu < 0 {
-		fmt.Fprintf(stderr, "litmus-sass: unexpected arguments %q (flags: -gpu N, -o FILE, -v)\n", fs.Args())
+		fmt.Fprintf(stderr, "litmus-sass: unexpected arguments %q (flags: -gpu N, -o FILE, -v, -match REGEXP)\n", fs.Args())
+		return exitCannotRun
+	}
+	tests, err := selectTests(litmus.Catalogue(), *match)
+	if err != nil {
+		fmt.Fprintln(stderr, "litmus-sass:", err)
 		return exitCannotRun
 	}
 	dis, err := findDisassembler()
@@ -257,13 +265,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer func() { _ = ctx.Release(); _ = d.Close() }()
 	rep.Disassembler = dis.version()
+	rep.Match = *match
 	dir, err := os.MkdirTemp("", "p2pconf-litmus-sass-")
 	if err != nil {
 		fmt.Fprintln(stderr, "litmus-sass: CANNOT RUN:", err)
 		return exitCannotRun
 	}
 	defer os.RemoveAll(dir)
-	code := check(rep, litmus.Catalogue(), driverCompiler{d, ctx}, dis, dir, *verbose, stdout)
+	code := check(rep, tests, driverCompiler{d, ctx}, dis, dir, *verbose, stdout)
 	if *outPath != "" {
 		data, _ := json.MarshalIndent(rep, "", " ")
 		if err := os.WriteFile(*outPath, append(data, '\n'), 0o644); err != nil {
@@ -344,4 +353,27 @@ func kernelModuleVersion() string {
 		return f
 	}
 	return strings.TrimSpace(line)
+}
+
+// selectTests keeps the tests whose name matches expr ("" keeps all); an
+// expression that is not valid or matches none is bad input, before the
+// GPU is opened.
+func selectTests(all []*litmus.Test, expr string) ([]*litmus.Test, error) {
+	if expr == "" {
+		return all, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("-match %q: %v", expr, err)
+	}
+	var out []*litmus.Test
+	for _, t := range all {
+		if re.MatchString(t.Name()) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-match %q matches no litmus test", expr)
+	}
+	return out, nil
 }

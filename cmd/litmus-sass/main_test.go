@@ -126,3 +126,26 @@ func TestNoToolkitCannotRun(t *testing.T) {
 		t.Errorf("-gpu -1: exit %d", code)
 	}
 }
+
+func TestSelectTests(t *testing.T) {
+	all := litmus.Catalogue()
+	got, err := selectTests(all, "")
+	if err != nil || len(got) != len(all) {
+		t.Fatalf("no expression: %d of %d tests, %v", len(got), len(all), err)
+	}
+	got, err = selectTests(all, "^(MP|WRC|ISA2|CoW)")
+	if err != nil || len(got) == 0 || len(got) >= len(all) {
+		t.Fatalf("^(MP|WRC|ISA2|CoW): %d of %d tests, %v", len(got), len(all), err)
+	}
+	for _, tc := range got {
+		if !strings.HasPrefix(tc.Name(), "MP") && !strings.HasPrefix(tc.Name(), "WRC") && !strings.HasPrefix(tc.Name(), "ISA2") && !strings.HasPrefix(tc.Name(), "CoW") {
+			t.Errorf("kept %q", tc.Name())
+		}
+	}
+	t.Logf("%d of %d tests match", len(got), len(all))
+	for _, bad := range []string{"(", "no such test"} {
+		if _, err := selectTests(all, bad); err == nil {
+			t.Errorf("-match %q accepted", bad)
+		}
+	}
+}

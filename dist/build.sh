@@ -24,6 +24,8 @@
 #                          CUDA toolkit's compute-sanitizer on the node), with
 #                          sanitize-allow.txt, the intended API errors
 #   bin/p2pconf            topo, report, diff, repro, ticket, version
+#   bin/litmus-sass        the litmus compile check (make litmus-sass; needs
+#                          the CUDA toolkit's nvdisasm or cuobjdump on the node)
 #   suites/<s>/<s>.test    one binary per suite package, in a folder that
 #                          mirrors the package path, with the package's
 #                          testdata/ beside it (binaries run there, as
@@ -81,6 +83,7 @@ ldflags="-s -w -X $pkg.Version=$version -X $pkg.Commit=$commit"
 
 echo "build.sh: p2pconf $version ($commit)" >&2
 go build -trimpath -ldflags "$ldflags" -o "$stage/bin/p2pconf" ./cmd/p2pconf
+go build -trimpath -ldflags "$ldflags" -o "$stage/bin/litmus-sass" ./cmd/litmus-sass
 
 # One test binary per package with tests, in a folder mirroring its path:
 # one go test -c per package, as many at once as there are CPUs (go keeps a

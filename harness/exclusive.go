@@ -11,6 +11,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/proc"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/topology"
@@ -40,7 +41,7 @@ func othersOn(g GPU) (others topology.Others, why string) {
 	if !ok {
 		return others, "NVML has no entry for " + g.String()
 	}
-	procs, err := topology.Processes(m.Backend.NVML(), tg.NVML)
+	procs, err := topology.Processes(machine.NVMLOf(m.Backend), tg.NVML)
 	if err != nil {
 		return others, fmt.Sprintf("listing the processes on %s: %v", g, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -27,7 +28,7 @@ func (h *Harness) BackendName() string { return h.b.Name() }
 
 // NVML is the NVML view of the machine the spec runs on (a mock on the fake
 // backend), for the specs that compare the driver's claims with NVML's.
-func (h *Harness) NVML() nvml.Interface { return h.b.NVML() }
+func (h *Harness) NVML() nvml.Interface { return machine.NVMLOf(h.b) }
 
 // CanAccessPeer is cuDeviceCanAccessPeer(accessor, owner).
 func (h *Harness) CanAccessPeer(accessor, owner GPU) bool {

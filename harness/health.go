@@ -18,6 +18,7 @@ import (
 	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/health"
+	"github.com/p2pconf/p2pconf/harness/machine"
 )
 
 // The suite process watches the GPUs' health for as long as its specs run
@@ -54,7 +55,7 @@ func startHealthWatch(m *Machine) *healthWatch {
 	watchMu.Lock()
 	suiteWatch = w
 	watchMu.Unlock()
-	w.lib = m.Backend.NVML()
+	w.lib = machine.NVMLOf(m.Backend)
 	if w.lib == nil || m.Topology == nil {
 		w.err = fmt.Errorf("NVML is not available: %v", m.NVMLErr)
 		return w

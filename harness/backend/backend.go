@@ -18,8 +18,6 @@
 package backend
 
 import (
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
-
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -62,8 +60,10 @@ type System interface {
 	DriverVersion() int
 	// Devices lists the GPUs by ordinal.
 	Devices() []DeviceInfo
-	// NVML is the NVML view of the same machine; the fake returns a mock.
-	NVML() nvml.Interface
+	// A backend with an NVML view of the same machine (the cuda backend's
+	// libnvidia-ml, the fake's mock) has a method NVML() nvml.Interface:
+	// machine.NVMLOf reads it. It is not part of this interface, so that
+	// the packages built on these types (claims, report) link no cgo.
 	// DeviceAttribute wraps cuDeviceGetAttribute.
 	DeviceAttribute(d Device, a DeviceAttr) (int, error)
 	// Close releases everything the backend holds.

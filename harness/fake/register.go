@@ -3,7 +3,11 @@
 
 package fake
 
-import "github.com/p2pconf/p2pconf/harness/backend"
+import (
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/p2pconf/p2pconf/harness/backend"
+)
 
 // The fake backend opens by name (backend.Open), for harness/machine.
 func init() {
@@ -15,3 +19,7 @@ func init() {
 		return b, nil
 	})
 }
+
+// The backend's NVML view, which machine.NVMLOf reads (it is not part of
+// backend.Backend).
+var _ interface{ NVML() nvml.Interface } = (*Backend)(nil)

@@ -37,7 +37,7 @@ func readPairs(b backend.Backend, gpus []GPU) ([]Pair, *topology.View, error) {
 // specs that compare CUDA with NVML then fail naming it) and the link kind
 // stays "unknown".
 func readNVML(b backend.Backend, gpus []GPU, pairs []Pair) (*topology.View, error) {
-	lib := b.NVML()
+	lib := NVMLOf(b)
 	if lib == nil {
 		err := errors.New("NVML is not available (libnvidia-ml.so.1 could not be loaded or initialised)")
 		if why := nvmlReason(b); why != nil {

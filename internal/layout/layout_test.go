@@ -94,8 +94,9 @@ func TestCommandHasNoGinkgo(t *testing.T) {
 
 // TestReportHasNoGPUCode: the report package reads, merges and renders
 // reports; the machine reaches it through harness/sysrecord, so neither
-// the test framework nor the CUDA binding, the backends or the machine are
-// in its dependencies (`go list -deps ./harness/report`).
+// the test framework nor the CUDA binding, the backends, the machine, NVML
+// (the backends' NVML view is outside backend.Backend: machine.NVMLOf) nor
+// cgo at all are in its dependencies (`go list -deps ./harness/report`).
 func TestReportHasNoGPUCode(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -112,9 +113,9 @@ func TestReportHasNoGPUCode(t *testing.T) {
 		t.Fatalf("go list -deps ./harness/report listed only %d packages:\n%s", len(deps), out)
 	}
 	forbidden := map[string]bool{module + "/harness": true, module + "/harness/cuda": true, module + "/harness/cudabackend": true,
-		module + "/harness/fake": true, module + "/harness/machine": true}
+		module + "/harness/fake": true, module + "/harness/machine": true, "runtime/cgo": true}
 	for _, d := range deps {
-		if strings.Contains(d, "ginkgo") || strings.Contains(d, "gomega") || forbidden[d] {
+		if strings.Contains(d, "ginkgo") || strings.Contains(d, "gomega") || strings.Contains(d, "go-nvml") || forbidden[d] {
 			t.Errorf("harness/report depends on %s", d)
 		}
 	}

@@ -134,9 +134,10 @@ func wrcTests() []*Test {
 // .sys to the other GPU or the host) is the CUDA guide's cumulativity
 // example: forbidden where the first hop stays inside one GPU. The mutants:
 // every access relaxed (the form that shows on an H200, as the single-shot
-// ISA2 rlx.gpu does), and either hop relaxed. T2 reads x in
-// the same iteration of its poll loop as z (readInLoop); T1's store stays
-// after its loop.
+// ISA2 rlx.gpu does), and either hop relaxed. T2 reads x after its poll
+// loop where x is weak (every variant but rlx.sys: a weak load in the
+// loop would race with T0's store, readInLoop) and in the same iteration
+// as z in rlx.sys; T1's store stays after its loop.
 func isa2Tests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel1, acq1, rel2, acq2 acc) *Test {
 		return &Test{Family: "ISA2", Variant: variant, Locs: []string{"x", "y", "z"},

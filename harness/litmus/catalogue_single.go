@@ -8,8 +8,9 @@ package litmus
 // A data load after a poll loop sits behind the loop's exit branch, which
 // depends on the value read: a control dependency in front of the
 // reader's next load, which a GPU may honour, hiding the reordering the
-// mutants are there to show. The polled forms therefore read their data
-// inside the loop (readInLoop, Op.InPoll); the single-shot forms have no
+// mutants are there to show. The polled forms read their data inside the
+// loop where it is strong at .sys (readInLoop, Op.InPoll: WRC, ISA2
+// rlx.sys) and after it where it is weak; the single-shot forms have no
 // loop at all, and keep the shape of the tools they are compared with. The
 // instance records whether the flag was seen (Op.Once:
 // the register keeps the one value read, FlagSeen counts the instances that

@@ -173,6 +173,9 @@ func (t *Test) Validate() error {
 			}
 		}
 	}
+	if err := t.validateLoopLoads(); err != nil {
+		return err
+	}
 	for _, l := range t.Finals {
 		if l < 0 || l >= len(t.Locs) {
 			return fmt.Errorf("%s: final location %d out of range", t.Name(), l)
@@ -327,4 +330,37 @@ func (t *Test) pollForms() string {
 
 func (k OpKind) String() string {
 	return [...]string{"load", "store", "rmw", "fence"}[k]
+}
+
+// strongSys reports whether op is a relaxed-or-stronger access at system
+// scope (ld.volatile and st.volatile are relaxed.sys): morally strong with
+// any other such access, whichever GPU or host thread makes it.
+func (op Op) strongSys() bool {
+	return op.Volatile || op.Sem != kernels.Weak && op.Scope == kernels.Sys
+}
+
+// validateLoopLoads refuses a load inside a poll loop (Op.InPoll) that
+// could race: its own access and every write of its location by any thread
+// must be strong at system scope, or the loop's earlier iterations read
+// the location while it is being written, which the PTX memory model
+// leaves undefined (readInLoop).
+func (t *Test) validateLoopLoads() error {
+	for ti, th := range t.Threads {
+		for oi, op := range th {
+			if !op.InPoll || op.Kind != Load {
+				continue
+			}
+			if !op.strongSys() {
+				return fmt.Errorf("%s: thread %d op %d: a load in a poll loop must be relaxed or stronger at .sys scope", t.Name(), ti, oi)
+			}
+			for wi, w := range t.Threads {
+				for wj, wop := range w {
+					if (wop.Kind == Store || wop.Kind == RMW) && wop.Loc == op.Loc && !wop.strongSys() {
+						return fmt.Errorf("%s: thread %d op %d reads %s in a poll loop while thread %d op %d writes it without .sys strength: a data race", t.Name(), ti, oi, t.Locs[op.Loc], wi, wj)
+					}
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -24,8 +24,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/p2pconf/p2pconf/internal/suiterun"
@@ -36,7 +38,10 @@ import (
 // the pair and triple lists are part of the expectation. Triples left empty
 // are those the suite selects among the GPUs (none with fewer than three;
 // 0-1-2 and 0-2-3 on mixed, which cover its three link classes).
-var presets = []struct{ Name, GPUs, Pairs, Triples string }{
+// preset is a fake preset and the GPU selection the self-test runs it with.
+type preset = struct{ Name, GPUs, Pairs, Triples string }
+
+var presets = []preset{
 	{"single", "", "", ""},
 	{"h200x2", "", "", ""},
 	{"nvlink8", "0,1", "", "0-1-2"},
@@ -79,58 +84,85 @@ func run(update, write bool, only string) error {
 	got := map[string]map[string]map[string]Outcome{}
 	var passed, failed, skipped int
 	var problems []string
+	var todo []string
 	for _, suite := range suites {
-		if only != "" && suite != only {
-			continue
+		if only == "" || suite == only {
+			todo = append(todo, suite)
 		}
-		bin, err := suiterun.Build(root, tmp, suite)
-		if err != nil {
-			return err
-		}
+	}
+	if err := suiterun.BuildAll(root, tmp, todo, nil); err != nil {
+		return err
+	}
+	// Every (suite, preset) run is its own process on its own fake state:
+	// several run at once (most of a fake run is the simulation's waiting,
+	// not the CPU), and the results are read back in order.
+	type job struct {
+		suite string
+		p     preset
+		res   suiterun.Result
+		err   error
+	}
+	var jobs []*job
+	for _, suite := range todo {
 		for _, p := range presets {
-			env := []string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=" + p.Name, "P2PCONF_GPUS=" + p.GPUs, "P2PCONF_PAIRS=" + p.Pairs, "P2PCONF_TRIPLES=" + p.Triples,
-				"P2PCONF_FAKE_DEFECTS=", "P2PCONF_REPORT_DIR="}
-			res, err := suiterun.Run(root, bin, suite, env, 10*time.Minute)
-			if err != nil {
-				return err
-			}
-			outcomes, dup := observe(res.Specs)
-			for _, d := range dup {
-				problems = append(problems, fmt.Sprintf("%s on %s: %s", suite, p.Name, d))
-			}
-			nPassed, nSkipped, nOther := 0, 0, 0
-			for _, s := range res.Specs {
-				switch s.State {
-				case "passed":
-					nPassed++
-				case "skipped":
-					nSkipped++
-				default:
-					nOther++
-					fmt.Printf("  %s: %s\n    %s\n", s.State, s.Text, s.Reason)
-				}
-			}
-			switch {
-			case res.ExitCode != 0 && len(res.Specs) == 0:
-				problems = append(problems, fmt.Sprintf("%s on %s exited %d:\n%s", suite, p.Name, res.ExitCode, res.Output))
-			case res.ExitCode != 0 && nOther == 0:
-				// Every spec passed or skipped, yet the run failed: a suite-level
-				// node (the reports, a cleanup) broke.
-				out := res.Output
-				if len(out) > 3000 {
-					out = "…" + out[len(out)-3000:]
-				}
-				problems = append(problems, fmt.Sprintf("%s on %s exited %d although no spec failed:\n%s", suite, p.Name, res.ExitCode, out))
-			}
-			passed += nPassed
-			skipped += nSkipped
-			if got[p.Name] == nil {
-				got[p.Name] = map[string]map[string]Outcome{}
-			}
-			got[p.Name][suite] = outcomes
-			fmt.Printf("%-12s %-10s %4d passed %4d skipped %4d other  (%s)\n", p.Name, suite, nPassed, nSkipped,
-				nOther, res.Duration.Round(time.Millisecond))
+			jobs = append(jobs, &job{suite: suite, p: p})
 		}
+	}
+	sem := make(chan struct{}, max(2, runtime.NumCPU()))
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			env := []string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=" + j.p.Name, "P2PCONF_GPUS=" + j.p.GPUs, "P2PCONF_PAIRS=" + j.p.Pairs, "P2PCONF_TRIPLES=" + j.p.Triples,
+				"P2PCONF_FAKE_DEFECTS=", "P2PCONF_REPORT_DIR="}
+			j.res, j.err = suiterun.Run(root, filepath.Join(tmp, j.suite+".test"), j.suite, env, 10*time.Minute)
+		}()
+	}
+	wg.Wait()
+	for _, j := range jobs {
+		suite, p, res := j.suite, j.p, j.res
+		if j.err != nil {
+			return j.err
+		}
+		outcomes, dup := observe(res.Specs)
+		for _, d := range dup {
+			problems = append(problems, fmt.Sprintf("%s on %s: %s", suite, p.Name, d))
+		}
+		nPassed, nSkipped, nOther := 0, 0, 0
+		for _, s := range res.Specs {
+			switch s.State {
+			case "passed":
+				nPassed++
+			case "skipped":
+				nSkipped++
+			default:
+				nOther++
+				fmt.Printf("  %s: %s\n    %s\n", s.State, s.Text, s.Reason)
+			}
+		}
+		switch {
+		case res.ExitCode != 0 && len(res.Specs) == 0:
+			problems = append(problems, fmt.Sprintf("%s on %s exited %d:\n%s", suite, p.Name, res.ExitCode, res.Output))
+		case res.ExitCode != 0 && nOther == 0:
+			// Every spec passed or skipped, yet the run failed: a suite-level
+			// node (the reports, a cleanup) broke.
+			out := res.Output
+			if len(out) > 3000 {
+				out = "…" + out[len(out)-3000:]
+			}
+			problems = append(problems, fmt.Sprintf("%s on %s exited %d although no spec failed:\n%s", suite, p.Name, res.ExitCode, out))
+		}
+		passed += nPassed
+		skipped += nSkipped
+		if got[p.Name] == nil {
+			got[p.Name] = map[string]map[string]Outcome{}
+		}
+		got[p.Name][suite] = outcomes
+		fmt.Printf("%-12s %-10s %4d passed %4d skipped %4d other  (%s)\n", p.Name, suite, nPassed, nSkipped,
+			nOther, res.Duration.Round(time.Millisecond))
 	}
 	expPath := filepath.Join(root, "cmd", "selftest", "testdata", "expected.json")
 	want := Oracle{}

@@ -27,7 +27,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/p2pconf/p2pconf/internal/suiterun"
@@ -108,20 +107,12 @@ func run(update, write bool, only string) error {
 			jobs = append(jobs, &job{suite: suite, p: p})
 		}
 	}
-	sem := make(chan struct{}, max(2, runtime.NumCPU()))
-	var wg sync.WaitGroup
-	for _, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			env := []string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=" + j.p.Name, "P2PCONF_GPUS=" + j.p.GPUs, "P2PCONF_PAIRS=" + j.p.Pairs, "P2PCONF_TRIPLES=" + j.p.Triples,
-				"P2PCONF_FAKE_DEFECTS=", "P2PCONF_REPORT_DIR="}
-			j.res, j.err = suiterun.Run(root, filepath.Join(tmp, j.suite+".test"), j.suite, env, 10*time.Minute)
-		}()
-	}
-	wg.Wait()
+	suiterun.Parallel(len(jobs), max(2, runtime.NumCPU()), func(i int) {
+		j := jobs[i]
+		env := []string{"P2PCONF_BACKEND=fake", "P2PCONF_FAKE=" + j.p.Name, "P2PCONF_GPUS=" + j.p.GPUs, "P2PCONF_PAIRS=" + j.p.Pairs, "P2PCONF_TRIPLES=" + j.p.Triples,
+			"P2PCONF_FAKE_DEFECTS=", "P2PCONF_REPORT_DIR="}
+		j.res, j.err = suiterun.Run(root, filepath.Join(tmp, j.suite+".test"), j.suite, env, 10*time.Minute)
+	})
 	for _, j := range jobs {
 		suite, p, res := j.suite, j.p, j.res
 		if j.err != nil {

@@ -30,30 +30,22 @@ func BuildAll(root, dir string, suites []string, log io.Writer) error {
 	flags := VersionFlags(root)
 	errs := make([]error, len(suites))
 	var logMu sync.Mutex
-	sem := make(chan struct{}, max(1, runtime.NumCPU()))
-	var wg sync.WaitGroup
-	for i, suite := range suites {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out, err := buildOne(root, filepath.Join(dir, suite+".test"), suite, flags)
-			if log != nil && len(out) > 0 {
-				logMu.Lock()
-				_, _ = log.Write(out)
-				logMu.Unlock()
+	Parallel(len(suites), max(1, runtime.NumCPU()), func(i int) {
+		suite := suites[i]
+		out, err := buildOne(root, filepath.Join(dir, suite+".test"), suite, flags)
+		if log != nil && len(out) > 0 {
+			logMu.Lock()
+			_, _ = log.Write(out)
+			logMu.Unlock()
+		}
+		if err != nil {
+			msg := fmt.Sprintf("building the %s suite (go test -c ./suites/%s): %v", suite, suite, err)
+			if log == nil {
+				msg += "\n" + strings.TrimSpace(string(out))
 			}
-			if err != nil {
-				msg := fmt.Sprintf("building the %s suite (go test -c ./suites/%s): %v", suite, suite, err)
-				if log == nil {
-					msg += "\n" + strings.TrimSpace(string(out))
-				}
-				errs[i] = errors.New(msg)
-			}
-		}()
-	}
-	wg.Wait()
+			errs[i] = errors.New(msg)
+		}
+	})
 	return errors.Join(errs...)
 }
 
@@ -97,4 +89,21 @@ func VersionFlags(root string) string {
 	}
 	const pkg = "github.com/p2pconf/p2pconf/harness/report"
 	return fmt.Sprintf("-X %s.Version=%s -X %s.Commit=%s", pkg, strings.ReplaceAll(version, "/", "-"), pkg, commit)
+}
+
+// Parallel calls do(0) … do(n-1), at most limit at once, and returns when
+// every call has.
+func Parallel(n, limit int, do func(i int)) {
+	sem := make(chan struct{}, max(1, limit))
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			do(i)
+		}()
+	}
+	wg.Wait()
 }

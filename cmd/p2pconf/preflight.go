@@ -72,16 +72,7 @@ func parsePreflightFlags(args []string) (preflightFlags, error) {
 			return f, usageErr("preflight: unexpected argument %q", a)
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		value := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			if i+1 >= len(args) {
-				return "", usageErr("%s needs a value", a)
-			}
-			i++
-			return args[i], nil
-		}
+		value := func() (string, error) { return flagValue(args, &i, val, hasVal) }
 		var err error
 		switch name {
 		case "run":

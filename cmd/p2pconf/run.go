@@ -96,16 +96,7 @@ func parseRunFlags(args []string) (runFlags, error) {
 			f.extra = append(f.extra, args[i+1:]...)
 			break
 		}
-		value := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			if i+1 >= len(args) {
-				return "", usageErr("%s needs a value", a)
-			}
-			i++
-			return args[i], nil
-		}
+		value := func() (string, error) { return flagValue(args, &i, val, hasVal) }
 		var err error
 		switch name {
 		case "run":
@@ -333,4 +324,19 @@ func checkRunName(name string) error {
 		return usageErr("--run %q: a run name is one folder name", name)
 	}
 	return nil
+}
+
+// flagValue is the value of the long flag args[*i] (run's and preflight's
+// hand-parsed flags): what follows "=" in it, else the next argument, which
+// it consumes by advancing *i.
+func flagValue(args []string, i *int, val string, hasVal bool) (string, error) {
+	if hasVal {
+		return val, nil
+	}
+	a := args[*i]
+	if *i+1 >= len(args) {
+		return "", usageErr("%s needs a value", a)
+	}
+	*i++
+	return args[*i], nil
 }

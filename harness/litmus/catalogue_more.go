@@ -134,20 +134,22 @@ func wrcTests() []*Test {
 // .sys to the other GPU or the host) is the CUDA guide's cumulativity
 // example: forbidden where the first hop stays inside one GPU. The mutants:
 // every access relaxed (the form that shows on an H200, as the single-shot
-// ISA2 rlx.gpu does), and either hop relaxed. T2 reads x after its poll
-// loop where x is weak (every variant but rlx.sys: a weak load in the
-// loop would race with T0's store, readInLoop) and in the same iteration
-// as z in rlx.sys; T1's store stays after its loop.
+// ISA2 rlx.gpu does), and either hop relaxed. The data x is written and
+// read relaxed.sys in every variant (as WRC's), so T2 reads it in the same
+// iteration of its poll loop as z (readInLoop) and every variant polls the
+// same way: the rlx.sys mutant, the one whose weak outcome shows, lends the
+// forbidden variants power, which a weak x read after the loop could not
+// (its loop's control dependency hid every hop mutant). The release and
+// acquire hops order x whatever its strength, so the verdicts stay. T1's
+// store stays after its loop.
 func isa2Tests() []*Test {
 	mk := func(variant string, v Verdict, host []string, rel1, acq1, rel2, acq2 acc) *Test {
 		return &Test{Family: "ISA2", Variant: variant, Locs: []string{"x", "y", "z"},
-			Threads: [][]Op{{st(x, 1, weak), st(y, 1, rel1)}, {poll(y, 1, 0, acq1), st(z, 1, rel2)}, readInLoop(poll(z, 1, 1, acq2), ld(x, 2, weak))},
+			Threads: [][]Op{{st(x, 1, rlxSys), st(y, 1, rel1)}, {poll(y, 1, 0, acq1), st(z, 1, rel2)}, readInLoop(poll(z, 1, 1, acq2), ld(x, 2, rlxSys))},
 			Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: v, Where: everywhere | InTriple, Host: host, Source: "docs/litmus.md F (cumulativity), CUDA guide memory-model example"}
 	}
-	relaxed := &Test{Family: "ISA2", Variant: "rlx.sys", Locs: []string{"x", "y", "z"},
-		Threads: [][]Op{{st(x, 1, rlxSys), st(y, 1, rlxSys)}, {poll(y, 1, 0, rlxSys), st(z, 1, rlxSys)}, readInLoop(poll(z, 1, 1, rlxSys), ld(x, 2, rlxSys))},
-		Target:  out{"r0": 1, "r1": 1, "r2": 0}, Verdict: Allowed, Where: everywhere | InTriple, Host: []string{"GGH"},
-		Source: "docs/litmus.md F (cumulativity), every access relaxed as cuda-litmus's ISA2 RELAXED"}
+	relaxed := mk("rlx.sys", Allowed, []string{"GGH"}, rlxSys, rlxSys, rlxSys, rlxSys)
+	relaxed.Source = "docs/litmus.md F (cumulativity), every access relaxed as cuda-litmus's ISA2 RELAXED"
 	return []*Test{
 		relaxed,
 		mk("hop 1 relaxed", Allowed, nil, rlxSys, acqSys, relSys, acqSys),

@@ -187,7 +187,7 @@ func TestSimReadsInsideThePollLoop(t *testing.T) {
 		{"MP F.sc.sys+rlx.sys", 1, y, 2, "ld y ld y fence ld x"}, // weak data: after the loop
 		{"WRC rlx.sys", 2, y, 2, "ld y ld x ld y ld x"},
 		{"WRC rlx.sys", 1, x, 2, "ld x ld x st y"},
-		{"ISA2 rel.sys/acq.sys", 2, z, 2, "ld z ld z ld x"}, // weak data: after the loop
+		{"ISA2 rel.sys/acq.sys", 2, z, 2, "ld z ld x ld z ld x"},
 		{"ISA2 rlx.sys", 2, z, 2, "ld z ld x ld z ld x"},
 		{"WRC rel.sys/acq.sys", 2, y, 2, "ld y ld x ld y ld x"},
 		{"MP once rlx.gpu", 1, y, 5, "ld y ld x"},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,6 +196,9 @@ func (r *runner) plan() {
 	if len(r.hostRls) > 0 {
 		limit = r.env.HostInstances
 		r.workers = r.env.HostWorkers
+		if r.workers == 0 {
+			r.workers = HostWorkersFor(runtime.NumCPU(), len(r.h.B().Devices()))
+		}
 	}
 	n := uint32(1) << (bits.Len(uint(limit)) - 1)
 	for i, g := range r.c.GPUs() {

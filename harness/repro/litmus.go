@@ -347,7 +347,7 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 		ctas[u] = (int)test_ctas[u];
 		printf("  GPU%d: %d CTAs × %d threads (%u testing, %d roles)\n", dev[u], ctas[u], LT_BLOCK, test_ctas[u], c->nroles[u]);
 	}
-	if (c->nhost_roles > 0) printf("  host: 1 thread (%d roles; the suite's run spreads them over max(1, min(4, CPUs/4)) goroutines)\n", c->nhost_roles);
+	if (c->nhost_roles > 0) printf("  host: 1 thread (%d roles; the suite's run spreads them over max(1, min(8, CPUs / (2 × GPUs))) goroutines)\n", c->nhost_roles);
 	/* allocate */
 	size_t words = 2 * (size_t)n * LT_STRIDE / 4, rwords = 2 * (size_t)(c->nregs > 0 ? c->nregs : 1) * n;
 	CUdeviceptr loc[4] = {0, 0, 0, 0}, regs, hist = dev_alloc(A, 8 * (size_t)c->nbins), bar[2], stress = 0, ctl;

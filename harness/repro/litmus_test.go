@@ -87,7 +87,7 @@ func TestLitmusHostPlacement(t *testing.T) {
 	}
 	bin := build(t, "litmus-host", f.Source)
 	code, out := run(t, bin, "FAKECUDA_LITMUS_BIN=4")
-	if want := "ok: the forbidden outcome r0=1 ∧ r1=0 never appeared in 10000384 instances"; code != ExitConforms || !strings.Contains(out, want) || !strings.Contains(out, "host: 1 thread (1 roles") {
+	if want := "ok: the forbidden outcome r0=1 ∧ r1=0 never appeared in 10002432 instances"; code != ExitConforms || !strings.Contains(out, want) || !strings.Contains(out, "host: 1 thread (1 roles") {
 		t.Errorf("exit %d, want 0 and %q in\n%s", code, want, out)
 	}
 	code, out = run(t, bin, "FAKECUDA_LITMUS_BIN=4", "FAKECUDA_DEFECT=litmus-weak")

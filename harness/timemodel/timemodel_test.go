@@ -93,7 +93,7 @@ func TestPredictHonoursTheLimit(t *testing.T) {
 
 func TestEmbeddedModel(t *testing.T) {
 	c := H200()
-	if c.Litmus.RateWithinGPU != 3.1e9 || c.Litmus.RateLink != 2e9 || c.Litmus.RateHost != 8e6 {
+	if c.Litmus.RateWithinGPU != 3.1e9 || c.Litmus.RateLink != 2e9 || c.Litmus.RateHost != 1.5e7 {
 		t.Errorf("H200 litmus rates %+v", c.Litmus)
 	}
 	d := c.Litmus.Profiles["default"]

@@ -20,13 +20,6 @@ import (
 // Claims is what CUDA and NVML say about one direction.
 type Claims = claims.Claims
 
-// Disagreement is one contradiction between the sources, or a claim a
-// comparison needs that could not be read.
-type Disagreement = claims.Disagreement
-
-// ClaimTopic is what a disagreement is about.
-type ClaimTopic = claims.Topic
-
 // Claim topics.
 const (
 	PeerAccessClaims = claims.PeerAccess
@@ -35,22 +28,12 @@ const (
 
 // ClaimDisagreements are the disagreements about topic among the sources
 // of c, by the one set of rules the report uses too (claims.Disagreements).
-func ClaimDisagreements(c Claims, topic ClaimTopic) []Disagreement {
+func ClaimDisagreements(c Claims, topic claims.Topic) []claims.Disagreement {
 	return claims.Of(claims.Disagreements(c), topic)
 }
 
 // AtomicType is one operand type of an atomic operation.
 type AtomicType = claims.AtomicType
-
-// Atomic operand types.
-var (
-	AtomU32 = claims.AtomU32
-	AtomS32 = claims.AtomS32
-	AtomU64 = claims.AtomU64
-	AtomS64 = claims.AtomS64
-	AtomF32 = claims.AtomF32
-	AtomF64 = claims.AtomF64
-)
 
 // RequiredAtomicTypes are the types an operation must cover to count as
 // fully native.

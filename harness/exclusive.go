@@ -6,7 +6,6 @@ package harness
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -48,53 +47,13 @@ func othersOn(g GPU) (others topology.Others, why string) {
 	var desc map[uint32]bool
 	descendants := func() map[uint32]bool {
 		if desc == nil {
-			desc = descendantsOf(os.Getpid())
+			desc = proc.Descendants(os.Getpid())
 		}
 		return desc
 	}
 	own := func(pid uint32) bool { return proc.Started(int(pid)) || descendants()[pid] }
 	count := func() int { return 1 + len(descendants()) }
 	return topology.Split(procs, uint32(os.Getpid()), own, count), ""
-}
-
-// descendantsOf maps the PIDs of root's living descendants, from the
-// parent PIDs in /proc/<pid>/stat.
-func descendantsOf(root int) map[uint32]bool {
-	ents, _ := os.ReadDir("/proc")
-	children := map[int][]int{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		var state string
-		var ppid int
-		if _, err := fmt.Sscanf(s[i+1:], " %s %d", &state, &ppid); err == nil {
-			children[ppid] = append(children[ppid], pid)
-		}
-	}
-	out := map[uint32]bool{}
-	queue := []int{root}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			if !out[uint32(c)] {
-				out[uint32(c)] = true
-				queue = append(queue, c)
-			}
-		}
-	}
-	return out
 }
 
 // notAloneMessage is the error that ends a check when others use its

@@ -19,8 +19,6 @@ import (
 type Location = backend.Location
 
 type (
-	// MemAdvice is backend.MemAdvice.
-	MemAdvice = backend.MemAdvice
 	// MemRangeAttr is backend.MemRangeAttr.
 	MemRangeAttr = backend.MemRangeAttr
 )
@@ -115,7 +113,7 @@ func (h *Harness) PrefetchAsync(s backend.Stream, p backend.DevicePtr, n uint64,
 
 // Advise gives advice about [p, p+n) with g's context current
 // (cuMemAdvise) and fails the spec if the driver refuses.
-func (h *Harness) Advise(g GPU, p backend.DevicePtr, n uint64, advice MemAdvice, about Location) {
+func (h *Harness) Advise(g GPU, p backend.DevicePtr, n uint64, advice backend.MemAdvice, about Location) {
 	GinkgoHelper()
 	ExpectNoError(h.b.Advise(g.Ordinal, p, n, advice, about), "cuMemAdvise(%s, %s) of %d bytes at 0x%x with %s", advice, about, n, uint64(p), g)
 }

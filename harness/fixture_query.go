@@ -10,6 +10,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/kernels"
 )
@@ -25,6 +26,11 @@ func (h *Harness) DriverVersion() int { return h.b.DriverVersion() }
 // BackendName says what runs the GPU work: "cuda", or "fake:<preset>" for
 // the in-memory GPUs, whose timings are not a real machine's.
 func (h *Harness) BackendName() string { return h.b.Name() }
+
+// Limits are what the run's backend declared it can do within a spec's
+// time (simulated timings, the largest transfer worth timing): specs size
+// their work by them rather than by the backend's name.
+func (h *Harness) Limits() backend.Limits { return RunConfig().Limits() }
 
 // NVML is the NVML view of the machine the spec runs on (a mock on the fake
 // backend), for the specs that compare the driver's claims with NVML's.
@@ -47,7 +53,7 @@ func (h *Harness) P2PAttribute(attr P2PAttr, src, dst GPU) int {
 }
 
 // PointerAttribute is cuPointerGetAttribute(attr, p) made in g's context.
-func (h *Harness) PointerAttribute(g GPU, attr PointerAttr, p DevicePtr) int64 {
+func (h *Harness) PointerAttribute(g GPU, attr backend.PointerAttr, p DevicePtr) int64 {
 	GinkgoHelper()
 	v, err := h.b.PointerAttribute(g.Ordinal, attr, p)
 	ExpectNoError(err, "cuPointerGetAttribute(%s) of 0x%x in %s's context", pointerAttrName(attr), uint64(p), g)
@@ -55,7 +61,7 @@ func (h *Harness) PointerAttribute(g GPU, attr PointerAttr, p DevicePtr) int64 {
 }
 
 // pointerAttrName is the CU_POINTER_ATTRIBUTE_ name of attr, for messages.
-func pointerAttrName(attr PointerAttr) string {
+func pointerAttrName(attr backend.PointerAttr) string {
 	switch attr {
 	case PointerContext:
 		return "CONTEXT"

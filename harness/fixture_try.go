@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/p2pconf/p2pconf/harness/backend"
 )
 
 // The Try methods make one driver call and return the driver's answer
@@ -47,7 +49,7 @@ func (h *Harness) TryP2PAttribute(attr P2PAttr, a, b GPU) (int, error) {
 
 // TryP2PAtomicCapabilities is cuDeviceGetP2PAtomicCapabilities(ops, a, b);
 // a driver without the entry point answers ErrMissingEntryPoint (wrapped).
-func (h *Harness) TryP2PAtomicCapabilities(ops []AtomicOperation, a, b GPU) ([]AtomicCaps, error) {
+func (h *Harness) TryP2PAtomicCapabilities(ops []AtomicOperation, a, b GPU) ([]backend.AtomicCaps, error) {
 	caps, err := h.b.P2PAtomicCapabilities(ops, a.Ordinal, b.Ordinal)
 	if err != nil {
 		return caps, fmt.Errorf("cuDeviceGetP2PAtomicCapabilities(%s, %s): %w", a, b, err)
@@ -67,7 +69,7 @@ func (h *Harness) TryDisablePeerAccess(p Pair) error {
 
 // TryNewEvent is cuEventCreate(flags) on g; an event it creates is
 // destroyed after the spec.
-func (h *Harness) TryNewEvent(g GPU, flags EventFlags) (Event, error) {
+func (h *Harness) TryNewEvent(g GPU, flags backend.EventFlags) (Event, error) {
 	e, err := h.b.NewEvent(g.Ordinal, flags)
 	if err != nil {
 		return e, fmt.Errorf("cuEventCreate(flags 0x%x) on %s: %w", uint32(flags), g, err)

@@ -25,7 +25,7 @@ func TestLabelsFollowCatalogue(t *testing.T) {
 	if probs := checks.Validate("x", l, "access"); len(probs) > 0 {
 		t.Errorf("PairLabels are invalid: %v", probs)
 	}
-	g := GPULabels("ordering.litmus", all[0], KindLabel(Mutant), Slow)
+	g := GPULabels("ordering.litmus", all[0], checks.KindLabel(checks.Mutant), Slow)
 	if probs := checks.Validate("x", g, "ordering"); len(probs) > 0 {
 		t.Errorf("GPULabels are invalid: %v", probs)
 	}
@@ -36,7 +36,7 @@ func TestLabelsFollowCatalogue(t *testing.T) {
 		"two ids":     append(PairLabels("access.peer-copy", p), "id:access.staged-copy"),
 		"wrong suite": PairLabels("access.peer-copy", p),
 		"unknown":     append(GPULabels("access.uva-owner", all[0]), "flaky"),
-		"bad kind":    GPULabels("access.uva-owner", all[0], KindLabel(Mutant)),
+		"bad kind":    GPULabels("access.uva-owner", all[0], checks.KindLabel(checks.Mutant)),
 		"no target":   {"id:access.uva-owner", "suite:access", "kind:conf", "gpus:1"},
 		"no suite":    {"id:access.uva-owner", "kind:conf", "gpus:1", "gpu:0"},
 		"other suite": {"id:access.uva-owner", "suite:ipc", "kind:conf", "gpus:1", "gpu:0"},

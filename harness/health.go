@@ -49,7 +49,7 @@ var (
 
 // startHealthWatch starts watching every GPU of the machine. It never
 // fails the run: what could not be watched is kept as the watch's error.
-func startHealthWatch(m *Machine) *healthWatch {
+func startHealthWatch(m *machine.Machine) *healthWatch {
 	w := &healthWatch{began: time.Now(), devs: map[backend.Device]nvml.Device{},
 		start: map[backend.Device]health.Snapshot{}, startErr: map[backend.Device]error{}}
 	watchMu.Lock()

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/p2pconf/p2pconf/harness/cuerr"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/proc"
 	"github.com/p2pconf/p2pconf/kernels"
 )
@@ -37,10 +38,8 @@ type (
 
 // Kinds of helper failure, for errors.Is.
 var (
-	ErrHelperFailed   = proc.ErrFailed
-	ErrHelperCrashed  = proc.ErrCrashed
-	ErrHelperTimedOut = proc.ErrTimedOut
-	ErrHelperKilled   = proc.ErrKilled
+	ErrHelperFailed = proc.ErrFailed
+	ErrHelperKilled = proc.ErrKilled
 )
 
 // Role is a helper role whose requests are Req and replies Rep.
@@ -60,7 +59,7 @@ type Role[Req, Rep any] struct{ role proc.Role[Req, Rep] }
 func RegisterRole[Req, Rep any](name string, open func(d Driver) RoleServer[Req, Rep]) Role[Req, Rep] {
 	return Role[Req, Rep]{proc.Register(name, func(_ context.Context, s *RoleSession) (RoleServer[Req, Rep], error) {
 		s.Step("open the machine")
-		m, err := OpenMachine()
+		m, err := machine.Open()
 		if err != nil {
 			return nil, fmt.Errorf("open the machine in helper %s: %w", name, err)
 		}

@@ -9,24 +9,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
+	"github.com/p2pconf/p2pconf/harness/machine"
 )
 
 // The label grammar is harness/checks'; these helpers turn it into Ginkgo
 // Labels for the suites.
 
-// Label prefixes and plain labels the suites may use.
+// Plain labels the suites add to a check's labels.
 const (
-	LabelID      = checks.LabelID
-	LabelSuite   = checks.LabelSuite
-	LabelKind    = checks.LabelKind
-	LabelGPUs    = checks.LabelGPUs
-	LabelGPU     = checks.LabelGPU
-	LabelPair    = checks.LabelPair
-	LabelTriple  = checks.LabelTriple
-	LabelLink    = checks.LabelLink
-	LabelProcess = checks.LabelProcess
-	LabelVariant = checks.LabelVariant
-
 	// ProcessMulti marks specs that run helper processes.
 	ProcessMulti = checks.ProcessMulti
 	// Slow marks specs that take long by design (litmus, bandwidth).
@@ -42,29 +32,25 @@ type Extra = string
 // keeps its GPU names.
 func Variant(key string) Extra { return checks.VariantLabel(key) }
 
-// KindLabel overrides the check's default kind (for checks such as
-// ordering.litmus whose specs are either conf or mutant).
-func KindLabel(k Kind) Extra { return checks.KindLabel(k) }
-
 // GPULabels are the labels of a per-GPU spec of check id on g.
 func GPULabels(id string, g GPU, extra ...Extra) Labels {
-	return checkLabels(id, OnGPU, []string{checks.GPULabel(int(g.Ordinal))}, extra)
+	return checkLabels(id, checks.OnGPU, []string{checks.GPULabel(int(g.Ordinal))}, extra)
 }
 
 // PairLabels are the labels of a per-pair spec of check id on p.
 func PairLabels(id string, p Pair, extra ...Extra) Labels {
-	return checkLabels(id, OnPair, []string{LabelPair + p.ID(), LabelLink + p.Link}, extra)
+	return checkLabels(id, checks.OnPair, []string{checks.LabelPair + p.ID(), checks.LabelLink + p.Link}, extra)
 }
 
 // TripleLabels are the labels of a three-GPU spec of check id on t: its
 // triple: label and the link: label of its least capable link.
-func TripleLabels(id string, t Triple, extra ...Extra) Labels {
-	return checkLabels(id, OnThree, []string{LabelTriple + t.ID(), LabelLink + t.Link()}, extra)
+func TripleLabels(id string, t machine.Triple, extra ...Extra) Labels {
+	return checkLabels(id, checks.OnThree, []string{checks.LabelTriple + t.ID(), checks.LabelLink + t.Link()}, extra)
 }
 
 // checkLabels builds the labels from the catalogue. An unknown id panics at
 // tree construction: that is a bug in the suite.
-func checkLabels(id string, scope Scope, target, extra []string) Labels {
+func checkLabels(id string, scope checks.Scope, target, extra []string) Labels {
 	l, err := checks.Format(id, scope, target, extra)
 	if err != nil {
 		panic(fmt.Sprintf("harness: %v", err))

@@ -3,10 +3,7 @@
 
 package harness
 
-import (
-	"github.com/p2pconf/p2pconf/harness/backend"
-	"github.com/p2pconf/p2pconf/harness/machine"
-)
+import "github.com/p2pconf/p2pconf/harness/machine"
 
 // The machine (configuration, backend, GPU and pair selection, claims)
 // lives in harness/machine, which has no test framework in it, so the
@@ -18,40 +15,9 @@ type GPU = machine.GPU
 // Pair is an ordered pair of GPUs: A the accessor, B the owner.
 type Pair = machine.Pair
 
-// Machine is the backend and the GPUs and pairs selected for this run.
-type Machine = machine.Machine
-
-// Config is the run's configuration, read once from the environment.
-type Config = machine.Config
-
-// Environment variables that configure a run.
-const (
-	EnvBackend       = machine.EnvBackend
-	EnvFakePreset    = machine.EnvFakePreset
-	EnvFakeDefects   = machine.EnvFakeDefects
-	EnvGPUs          = machine.EnvGPUs
-	EnvPairs         = machine.EnvPairs
-	EnvReportDir     = machine.EnvReportDir
-	EnvLibCUDA       = machine.EnvLibCUDA
-	EnvSpecTimeout   = machine.EnvSpecTimeout
-	EnvLitmusBudget  = machine.EnvLitmusBudget
-	EnvMutantTrials  = machine.EnvMutantTrials
-	EnvLitmusStress  = machine.EnvLitmusStress
-	EnvDefaultPreset = machine.EnvDefaultPreset
-)
-
-// ReadConfig parses the environment.
-func ReadConfig() (Config, error) { return machine.ReadConfig() }
-
-// ParsePairs parses "0-1,1-0" into ordered pairs of ordinals.
-func ParsePairs(s string) ([][2]int, error) { return machine.ParsePairs(s) }
-
-// OpenMachine opens the machine once per process (machine.Open).
-func OpenMachine() (*Machine, error) { return machine.Open() }
-
 // current returns the machine opened by RunSuite. Specs are built after it,
 // so a nil machine is a bug in the bootstrap, not a user error.
-func current() *Machine {
+func current() *machine.Machine {
 	m := machine.Current()
 	if m == nil {
 		panic("harness: the machine is not open; call harness.RunSuite from the suite's Test function")
@@ -70,9 +36,5 @@ func Pairs() []Pair { return current().Pairs() }
 // a process that runs one GPU of a parallel run as in a serial run.
 func AllGPUs() []GPU { return current().AllGPUs() }
 
-// Backend is the backend the run uses (for helper processes and tools; specs
-// use the fixture).
-func Backend() backend.Backend { return current().Backend }
-
 // RunConfig is the configuration the run was started with.
-func RunConfig() Config { return current().Config }
+func RunConfig() machine.Config { return current().Config }

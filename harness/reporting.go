@@ -9,6 +9,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/report/ginkgoadapt"
 	"github.com/p2pconf/p2pconf/harness/sysrecord"
@@ -20,7 +21,7 @@ import (
 // after it and merged with the other suites' of the same run. Ginkgo's
 // reports reach package report through ginkgoadapt, which keeps the report
 // (and the p2pconf command) free of the test framework.
-func registerReporting(suite string, m *Machine) {
+func registerReporting(suite string, m *machine.Machine) {
 	var progress *report.Progress
 	sys := sysrecord.SystemOf(m)
 	ReportBeforeSuite(func(r Report) {

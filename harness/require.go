@@ -142,30 +142,24 @@ func codeList(codes []cuerr.Result) string {
 	return strings.Join(names, " and ")
 }
 
-// FakeMaxBuffer is the largest buffer RequireFreeMemory lets a spec allocate
-// on the fake backend. The fake keeps device memory in memory-mapped files
-// and copies on the CPU, so gigabyte buffers would only make the selftest
-// slow and large on disk without testing anything the hardware run does
-// not; specs that need more skip there with this reason.
-const FakeMaxBuffer = 256 << 20
-
 // freeMemoryMargin is what RequireFreeMemory leaves free on top of the
 // spec's buffers: an eighth of them, at least 512 MiB, for the driver's own
 // allocations (kernels, streams, copy staging) during the spec.
 func freeMemoryMargin(bytes uint64) uint64 { return max(512<<20, bytes/8) }
 
 // RequireFreeMemory skips unless g has bytes of device memory free (by
-// cuMemGetInfo) plus a margin, for what; on the fake backend it also skips
-// above FakeMaxBuffer. Call it before the spec allocates or checks anything,
+// cuMemGetInfo) plus a margin, for what; it also skips above the largest
+// buffer the backend declares it can hold (backend.Limits.MaxBuffer: the
+// fake's memory lives in files). Call it before the spec allocates or checks anything,
 // so that a GPU without room records the spec as not run, with the
 // reason, instead of failing it or passing it silently. When another
 // program uses g, the room it takes says nothing about the GPU: the spec
 // then ends as an error naming that program, not as a skip.
 func (h *Harness) RequireFreeMemory(g GPU, bytes uint64, what string) {
 	GinkgoHelper()
-	if name := h.b.Name(); strings.HasPrefix(name, "fake") && bytes > FakeMaxBuffer {
+	if lim := h.Limits(); lim.MaxBuffer > 0 && bytes > lim.MaxBuffer {
 		Skip(fmt.Sprintf("needs %d bytes of device memory on %s for %s (found backend %s, which simulates at most %d bytes a buffer: its memory lives in files)",
-			bytes, g, what, name, uint64(FakeMaxBuffer)))
+			bytes, g, what, h.b.Name(), lim.MaxBuffer))
 	}
 	free, _, err := h.b.MemInfo(g.Ordinal)
 	ExpectNoError(err, "cuMemGetInfo on %s", g)

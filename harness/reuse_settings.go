@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/p2pconf/p2pconf/harness/report"
+	"github.com/p2pconf/p2pconf/harness/bandwidth"
 )
 
 // EnvBWReuseSweep chooses the sizes of bandwidth.copy-vs-direct:
@@ -16,15 +16,15 @@ const EnvBWReuseSweep = "P2PCONF_BW_REUSE_SWEEP"
 
 // ReuseMinSize and ReuseMaxSize bound the sizes of bandwidth.copy-vs-direct.
 const (
-	ReuseMinSize = report.MiB
-	ReuseMaxSize = report.GiB
+	ReuseMinSize = bandwidth.MiB
+	ReuseMaxSize = bandwidth.GiB
 )
 
 // representativeReuseSizes are the default sizes of bandwidth.copy-vs-direct:
 // one that fits in every recent GPU's L2 cache and one that does not (an
 // H200's L2 is 50 MiB), so the default run shows both regimes in about a
 // second per target.
-var representativeReuseSizes = []uint64{report.MiB, 64 * report.MiB}
+var representativeReuseSizes = []uint64{bandwidth.MiB, 64 * bandwidth.MiB}
 
 // ReuseSizes are the buffer sizes bandwidth.copy-vs-direct measures, smallest
 // first, none above maxSize (P2PCONF_BW_MAX_SIZE): by default the

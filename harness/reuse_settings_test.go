@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/p2pconf/p2pconf/harness/report"
+	"github.com/p2pconf/p2pconf/harness/bandwidth"
 )
 
 func TestReuseSizes(t *testing.T) {
@@ -20,15 +20,15 @@ func TestReuseSizes(t *testing.T) {
 			return ""
 		}
 	}
-	const mib = report.MiB
+	const mib = bandwidth.MiB
 	for _, c := range []struct {
 		value string
 		max   uint64
 		want  []uint64
 	}{
-		{"", report.GiB, []uint64{mib, 64 * mib}},
+		{"", bandwidth.GiB, []uint64{mib, 64 * mib}},
 		{"representative", 4 * mib, []uint64{mib}},
-		{" full ", report.GiB, []uint64{mib, 4 * mib, 16 * mib, 64 * mib, 256 * mib, report.GiB}},
+		{" full ", bandwidth.GiB, []uint64{mib, 4 * mib, 16 * mib, 64 * mib, 256 * mib, bandwidth.GiB}},
 		{"full", 16 * mib, []uint64{mib, 4 * mib, 16 * mib}},
 		{"full", 512 * 1024, nil},
 	} {
@@ -37,7 +37,7 @@ func TestReuseSizes(t *testing.T) {
 			t.Errorf("ReuseSizes(%q, max %d) = %v, %v; want %v", c.value, c.max, got, err, c.want)
 		}
 	}
-	if _, err := ReuseSizes(env("all"), report.GiB); err == nil || !strings.Contains(err.Error(), `P2PCONF_BW_REUSE_SWEEP="all"`) {
+	if _, err := ReuseSizes(env("all"), bandwidth.GiB); err == nil || !strings.Contains(err.Error(), `P2PCONF_BW_REUSE_SWEEP="all"`) {
 		t.Errorf("a bad value: %v, want an error naming the variable and the value", err)
 	}
 }

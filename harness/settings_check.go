@@ -77,7 +77,7 @@ func CheckSettings() error {
 }
 
 // CheckTriples checks that the GPUs P2PCONF_TRIPLES names are m's.
-func CheckTriples(m *Machine) error {
+func CheckTriples(m *machine.Machine) error {
 	v := strings.TrimSpace(os.Getenv(EnvTriples))
 	if v == "" {
 		return nil

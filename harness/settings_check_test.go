@@ -10,8 +10,10 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/harness/gpulock"
 	"github.com/p2pconf/p2pconf/harness/litmus"
+	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/schedule"
 	"github.com/p2pconf/p2pconf/harness/settings"
 )
@@ -36,13 +38,13 @@ func TestSuiteReadersAgreeWithTheDeclarations(t *testing.T) {
 		"default", "certify", "fast", "here", "representative", "all", "some",
 		baseline, array, dir, filepath.Join(dir, "missing")}
 	readers := map[string]func(func(string) string) error{
-		"bandwidth": func(g func(string) string) error { _, err := ReadBandwidthSettings(g); return err },
+		"bandwidth": func(g func(string) string) error { _, err := bandwidth.ReadSettings(g); return err },
 		"litmus":    func(g func(string) string) error { _, err := litmus.ReadSettings(g, false); return err },
 	}
 	names := map[string]string{
-		EnvBWMaxSize: "bandwidth", EnvBaseline: "bandwidth", EnvBWTolerance: "bandwidth", EnvLinkEfficiencyMin: "bandwidth", EnvBWSweep: "bandwidth",
+		bandwidth.EnvMaxSize: "bandwidth", bandwidth.EnvBaseline: "bandwidth", bandwidth.EnvTolerance: "bandwidth", bandwidth.EnvLinkEfficiencyMin: "bandwidth", bandwidth.EnvSweep: "bandwidth",
 		litmus.EnvMinInstances: "litmus", litmus.EnvMinFlagShare: "litmus", litmus.EnvMaxViolationBound: "litmus", litmus.EnvProfile: "litmus",
-		litmus.EnvTarget: "litmus", litmus.EnvLinkTarget: "litmus", litmus.EnvMutantHits: "litmus", EnvLitmusBudget: "litmus",
+		litmus.EnvTarget: "litmus", litmus.EnvLinkTarget: "litmus", litmus.EnvMutantHits: "litmus", machine.EnvLitmusBudget: "litmus",
 		litmus.EnvMutantBudget: "litmus", schedule.EnvPairMutants: "litmus",
 	}
 	for name, suite := range names {
@@ -80,24 +82,24 @@ func TestDeclaredDefaultsAreTheCodes(t *testing.T) {
 			return ""
 		}
 		none := func(string) string { return "" }
-		bw0, err0 := ReadBandwidthSettings(none)
-		bw1, err1 := ReadBandwidthSettings(only)
+		bw0, err0 := bandwidth.ReadSettings(none)
+		bw1, err1 := bandwidth.ReadSettings(only)
 		lit0, err2 := litmus.ReadSettings(none, false)
 		lit1, err3 := litmus.ReadSettings(only, false)
 		if err := errors.Join(err0, err1, err2, err3); err != nil {
 			t.Errorf("%s=%s: %v", s.Name, s.Default, err)
 			continue
 		}
-		for _, k := range []string{s.Name, EnvBackend} {
+		for _, k := range []string{s.Name, machine.EnvBackend} {
 			t.Setenv(k, "")
 		}
-		cfg0, err4 := ReadConfig()
+		cfg0, err4 := machine.ReadConfig()
 		t.Setenv(s.Name, s.Default)
-		cfg1, err5 := ReadConfig()
-		if s.Name == EnvFakePreset {
-			t.Setenv(EnvBackend, "fake")
-			cfg0.FakePreset = EnvDefaultPreset
-			cfg1, err5 = ReadConfig()
+		cfg1, err5 := machine.ReadConfig()
+		if s.Name == machine.EnvFakePreset {
+			t.Setenv(machine.EnvBackend, "fake")
+			cfg0.FakePreset = machine.EnvDefaultPreset
+			cfg1, err5 = machine.ReadConfig()
 			cfg1.Backend = cfg0.Backend
 		}
 		lock0, err6 := gpulock.OptionsFromEnv()

@@ -62,7 +62,7 @@ func RunSuite(t *testing.T, suite string) {
 		os.Exit(ExitBadSettings)
 	}
 	gomega.RegisterFailHandler(Fail)
-	m, err := OpenMachine()
+	m, err := machine.Open()
 	if err != nil {
 		t.Fatalf("p2pconf %s: %v", suite, err)
 	}
@@ -100,7 +100,7 @@ func RunSuite(t *testing.T, suite string) {
 // context opens driver file descriptors and loading a module takes device
 // memory (64 KiB on an H200) for good: the per-spec leak checks would
 // otherwise charge both to the first spec that uses the GPU or the module.
-func openContexts(m *Machine) error {
+func openContexts(m *machine.Machine) error {
 	gpus := m.GPUs()
 	for _, p := range m.Pairs() {
 		gpus = append(gpus, p.A, p.B)

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/p2pconf/p2pconf/harness"
+	"github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/harness/fake"
 	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/report"
@@ -137,7 +137,7 @@ func (m *mutator) gateEnv(suite, preset string) ([]string, error) {
 	if _, err := os.Stat(base); err != nil {
 		return nil, fmt.Errorf("the clean run of suites/%s on %s left no report to gate against: %w", suite, preset, err)
 	}
-	return []string{harness.EnvBaseline + "=" + base, harness.EnvBWTolerance + "=" + GateTolerance}, nil
+	return []string{bandwidth.EnvBaseline + "=" + base, bandwidth.EnvTolerance + "=" + GateTolerance}, nil
 }
 
 // run runs the suite's binary once, in a fresh process, on the fake backend
@@ -205,7 +205,7 @@ func plusDefect(d string) string {
 // bandwidth baseline of the caller's is dropped: only gated runs get one.
 func suiteEnv(preset, defect, reportDir, stateDir string) []string {
 	drop := map[string]bool{machine.EnvBackend: true, fake.EnvPreset: true, fake.EnvDefects: true,
-		fake.EnvState: true, machine.EnvReportDir: true, harness.EnvBaseline: true, harness.EnvBWTolerance: true}
+		fake.EnvState: true, machine.EnvReportDir: true, bandwidth.EnvBaseline: true, bandwidth.EnvTolerance: true}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")

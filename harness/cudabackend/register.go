@@ -9,7 +9,8 @@ import (
 	"github.com/p2pconf/p2pconf/harness/backend"
 )
 
-// The cuda backend opens by name (backend.Open), for harness/machine.
+// The cuda backend opens by name (backend.Open), for harness/machine. Its
+// limits are hardware's: the zero backend.Limits.
 func init() {
 	backend.Register("cuda", func(s backend.OpenSettings) (backend.Backend, error) {
 		b, err := Open(s.LibCUDA)
@@ -17,7 +18,7 @@ func init() {
 			return nil, err
 		}
 		return b, nil
-	})
+	}, backend.Limits{})
 }
 
 // The backend's NVML view, which machine.NVMLOf reads (it is not part of

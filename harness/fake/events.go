@@ -176,7 +176,9 @@ func (b *Backend) EventQuery(ev backend.Event) error {
 	if !e.complete() {
 		return errf(fn, cuerr.NotReady, "GPU%d event: record %d pending", e.dev, atomic.LoadUint64(e.rec))
 	}
-	return nil
+	// As StreamQuery: a kernel queued before the record may have faulted
+	// after the context check above.
+	return b.ctx(fn, backend.Device(e.dev))
 }
 
 // StreamWaitEvent is cuStreamWaitEvent: the stream waits for the event's

@@ -154,11 +154,19 @@ func (b *Backend) StreamQuery(s backend.Stream) error {
 	if err != nil {
 		return err
 	}
+	queryRace(st)
 	if st.pending.Load() > 0 {
 		return errf(fn, cuerr.NotReady, "GPU%d stream has %d operations pending", st.dev, st.pending.Load())
 	}
-	return nil
+	// The last operation may have faulted between the context check above
+	// and its end: look again now that nothing is pending, or a faulting
+	// kernel could read as done without error.
+	return b.ctx(fn, backend.Device(st.dev))
 }
+
+// queryRace runs between StreamQuery's context check and its look at the
+// queue; a test sets it to let the stream's last operation end there.
+var queryRace = func(*stream) {}
 
 // ownedBy says whether r is memory of device d's context, for the peer copy.
 func ownedBy(r *region, d int) bool {

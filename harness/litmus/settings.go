@@ -128,9 +128,10 @@ type Settings struct {
 }
 
 // ReadSettings reads the litmus variables through getenv, with the
-// fake backend's defaults when fake is true. A malformed value is an error
-// naming the variable and the value.
-func ReadSettings(getenv func(string) string, fake bool) (Settings, error) {
+// defaults of a simulated backend (backend.Limits: the fake, whose
+// instances are goroutines) when simulated is true. A malformed value is
+// an error naming the variable and the value.
+func ReadSettings(getenv func(string) string, simulated bool) (Settings, error) {
 	s := Settings{Profile: ProfileDefault,
 		Target: DefaultTarget, LinkTarget: DefaultLinkTarget, MutantHits: DefaultMutantHits,
 		Budget: DefaultBudget, MutantBudget: DefaultMutantBudget, MutantLongBudget: DefaultMutantLongBudget,
@@ -145,7 +146,7 @@ func ReadSettings(getenv func(string) string, fake bool) (Settings, error) {
 	default:
 		return s, fmt.Errorf("%s=%q: the profile is %s or %s", EnvProfile, getenv(EnvProfile), ProfileDefault, ProfileCertify)
 	}
-	if fake {
+	if simulated {
 		s.Target, s.LinkTarget, s.MutantHits = FakeTarget, FakeTarget, FakeMutantHits
 		s.Budget, s.MutantBudget, s.MutantLongBudget = FakeForbiddenBudget, FakeBudget, FakeBudget
 		s.MinInstances, s.MaxViolationBound = FakeMinInstances, FakeMaxViolationBound

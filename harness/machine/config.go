@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/p2pconf/p2pconf/harness/backend"
 	"github.com/p2pconf/p2pconf/harness/litmusenv"
 	"github.com/p2pconf/p2pconf/harness/settings"
 )
@@ -60,6 +61,11 @@ type Config struct {
 	LitmusEnv       litmusenv.File
 	LitmusEnvSource string
 }
+
+// Limits are the limits the run's backend declared (backend.LimitsOf), for
+// the specs that size their work by them: a spec never asks which backend
+// it runs on.
+func (c Config) Limits() backend.Limits { return backend.LimitsOf(c.Backend) }
 
 // ReadConfig parses the environment. It checks every declared setting
 // first (package settings), so a bad value anywhere is an error naming the

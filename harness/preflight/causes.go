@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/topology"
 )
@@ -287,7 +288,7 @@ func bar1Rule(sys report.System, src, dst int, _ []Outcome, root string) []Cause
 			continue
 		}
 		if n := BAR1Size(root, g.PCIBusID); n > 0 && n < g.TotalMemory {
-			small = append(small, fmt.Sprintf("GPU%d BAR1 %s for %s of memory", o, report.SizeLabel(n), report.SizeLabel(g.TotalMemory)))
+			small = append(small, fmt.Sprintf("GPU%d BAR1 %s for %s of memory", o, bandwidth.SizeLabel(n), bandwidth.SizeLabel(g.TotalMemory)))
 		}
 	}
 	if len(small) == 0 {

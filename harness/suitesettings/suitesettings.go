@@ -5,7 +5,7 @@
 // bandwidth suite's gate and sizes, the litmus stopping rule, the triples),
 // so that package settings checks them before any spec tree is built and
 // cmd/p2pconf, which links no test framework, checks them before it builds
-// a suite. The suites read their values through harness.ReadBandwidthSettings,
+// a suite. The suites read their values through bandwidth.ReadSettings,
 // litmus.ReadSettings (package harness/litmus) and harness.Triples; a test
 // in package harness holds their answers equal to these checks for every
 // variable.
@@ -17,9 +17,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/machine"
-	"github.com/p2pconf/p2pconf/harness/report"
 	"github.com/p2pconf/p2pconf/harness/settings"
 )
 
@@ -66,11 +66,11 @@ var _ = settings.Declare(settings.Setting{Name: EnvTriples, Check: triples,
 	Form: "triples of three different GPU ordinals joined by -, comma separated, such as 0-1-2,0-2-3"})
 
 func maxSize(v string) error {
-	n, err := report.ParseSize(v)
+	n, err := bandwidth.ParseSize(v)
 	if err != nil {
 		return errors.New("not a byte size")
 	}
-	if n < report.MinTransferSize {
+	if n < bandwidth.MinTransferSize {
 		return errors.New("below 4KiB")
 	}
 	return nil
@@ -86,7 +86,7 @@ func baseline(v string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := report.ParseBaseline(data, v); err != nil {
+	if _, err := bandwidth.ParseBaseline(data, v); err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), v+": "))
 	}
 	return nil

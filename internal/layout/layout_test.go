@@ -9,6 +9,7 @@
 package layout
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -67,6 +68,71 @@ func TestSpecsUseOnlyTheFixture(t *testing.T) {
 	t.Logf("%d spec files checked", files)
 }
 
+// TestSpecsDoNotAskTheBackend parses every Go file under suites/ and fails
+// on a spec that branches on which backend runs: a string literal naming
+// the fake backend, a comparison with the run's Backend setting, or
+// BackendName() inside a condition. What the fake cannot do reaches specs
+// as the limits its backend declares (backend.Limits: h.Limits(),
+// harness.RunConfig().Limits()), so a spec's behaviour follows a stated
+// property, and the same spec reads the same on every backend.
+func TestSpecsDoNotAskTheBackend(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files := 0
+	err := filepath.WalkDir(filepath.Join(root, "suites"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		files++
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		bad := func(n ast.Node, what string) {
+			t.Errorf("%s:%d: %s: size the work by h.Limits() or harness.RunConfig().Limits(), not by the backend's name", rel, fset.Position(n.Pos()).Line, what)
+		}
+		callsBackendName := func(e ast.Node) bool {
+			found := false
+			ast.Inspect(e, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "BackendName" {
+					found = true
+				}
+				return !found
+			})
+			return found
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BasicLit:
+				if v, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && strings.HasPrefix(v, "fake") {
+					bad(n, "a string literal "+n.Value)
+				}
+			case *ast.SelectorExpr:
+				if n.Sel.Name == "Backend" {
+					bad(n, "the run's Backend setting")
+				}
+			case *ast.IfStmt:
+				if callsBackendName(n.Cond) {
+					bad(n, "BackendName() in a condition")
+				}
+			case *ast.SwitchStmt:
+				if n.Tag != nil && callsBackendName(n.Tag) {
+					bad(n, "a switch on BackendName()")
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files == 0 {
+		t.Fatal("found no Go files under suites/: the check would hold vacuously")
+	}
+}
+
 // TestCommandHasNoGinkgo: the p2pconf command reads reports and the machine
 // and must build without the test framework (`go list -deps ./cmd/p2pconf`).
 // TestCoreHasNoFramework holds the same for the packages it builds on.
@@ -123,17 +189,17 @@ func TestReportHasNoGPUCode(t *testing.T) {
 
 // ginkgoFree are the packages the p2pconf command and the reproducers
 // build on: the litmus model (the suites run it through harness/litmusrun),
-// the reports, the reproducers, the machine and the suite builder and
-// runner (internal/suiterun). None may depend on the test
+// the reports, the reproducers, the machine, the bandwidth settings and
+// gate, and the suite builder and runner (internal/suiterun). None may depend on the test
 // framework or on the spec fixture (the root harness package), so that
 // what the command writes comes from the very model the specs run.
-var ginkgoFree = []string{"./harness/litmus", "./harness/report", "./harness/repro", "./harness/machine", "./internal/suiterun"}
+var ginkgoFree = []string{"./harness/litmus", "./harness/report", "./harness/repro", "./harness/machine", "./harness/bandwidth", "./internal/suiterun"}
 
 // noCgo are the packages among them that need no GPU code either: the
 // machine opens its backend by name (backend.Open), so neither the cgo
 // binding, the cuda backend nor the fake is in their dependencies; the
 // reproducers are C and keep the binding's shim header.
-var noCgo = map[string]bool{"./harness/litmus": true, "./harness/report": true, "./harness/machine": true, "./internal/suiterun": true}
+var noCgo = map[string]bool{"./harness/litmus": true, "./harness/report": true, "./harness/machine": true, "./harness/bandwidth": true, "./internal/suiterun": true}
 
 // TestCoreHasNoFramework: `go list -deps` of each package in ginkgoFree
 // lists neither Ginkgo, Gomega nor the root harness package, and for those

@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/report"
+	bw "github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -149,13 +149,13 @@ func reuseSizes(s *session, gs ...harness.GPU) []uint64 {
 	}
 	if len(out) == 0 {
 		Skip(fmt.Sprintf("needs room for two %s buffers on %v (found less than a quarter of free memory, or a largest size %s below %s)",
-			report.SizeLabel(harness.ReuseMinSize), gs, report.SizeLabel(s.max), report.SizeLabel(harness.ReuseMinSize)))
+			bw.SizeLabel(harness.ReuseMinSize), gs, bw.SizeLabel(s.max), bw.SizeLabel(harness.ReuseMinSize)))
 	}
 	for _, g := range gs {
 		s.h.RequireFreeMemory(g, 2*out[len(out)-1], "the copy-vs-direct buffers")
 	}
 	if len(out) < len(all) {
-		s.note("sizes above %s left out: they would take more than a quarter of free memory", report.SizeLabel(out[len(out)-1]))
+		s.note("sizes above %s left out: they would take more than a quarter of free memory", bw.SizeLabel(out[len(out)-1]))
 	}
 	return out
 }
@@ -221,7 +221,7 @@ func (b *reuseBench) measure(sizes []uint64, seed uint32) {
 		for _, pat := range reusePatterns {
 			times := map[string]reuseTimes{}
 			for _, w := range b.ways {
-				By(fmt.Sprintf("%s, %s, %s: %d passes", report.SizeLabel(size), pat.name, w.what, maxReuse))
+				By(fmt.Sprintf("%s, %s, %s: %d passes", bw.SizeLabel(size), pat.name, w.what, maxReuse))
 				b.timeline(w, size, pat, 1, want) // warm-up: module, first touch, page tables
 				times[w.name] = b.timeline(w, size, pat, maxReuse, want)
 			}
@@ -260,15 +260,15 @@ func (b *reuseBench) timeline(w reuseWay, size uint64, pat reusePattern, passes 
 			}
 		}
 		enqueued := time.Since(t0)
-		s.h.MustWait(s.ctx, b.stream, fmt.Sprintf("%d passes of %s over %s (%s)", passes, kernels.Reduce, report.SizeLabel(size), w.what))
+		s.h.MustWait(s.ctx, b.stream, fmt.Sprintf("%d passes of %s over %s (%s)", passes, kernels.Reduce, bw.SizeLabel(size), w.what))
 		sums := s.h.Download(b.consumer, b.out, passes)
 		for j, got := range sums {
 			Expect(got).To(Equal(want), "pass %d of %d by a kernel on %s, %s, %s %s: the sum of the words read (mod 2^32) is 0x%08x, the seeded pattern's is 0x%08x",
-				j+1, passes, b.consumer, w.what, report.SizeLabel(size), pat.name, got, want)
+				j+1, passes, b.consumer, w.what, bw.SizeLabel(size), pat.name, got, want)
 		}
 		if passes < maxReuse || !b.hold.tooShort(enqueued) || attempt == 3 {
 			if attempt == 3 {
-				s.note("%s %s %s: submission-bound (the host queued the passes slower than the GPU ran them)", w.name, report.SizeLabel(size), pat.name)
+				s.note("%s %s %s: submission-bound (the host queued the passes slower than the GPU ran them)", w.name, bw.SizeLabel(size), pat.name)
 			}
 			t := reuseTimes{at: map[int]float64{}}
 			t.staged = float64(s.h.ElapsedTime(b.start, b.staged))
@@ -297,7 +297,7 @@ func crossover(way, direct reuseTimes) int {
 // per-pass read rates, per staged way the crossover k*.
 func (b *reuseBench) record(size uint64, pat reusePattern, times map[string]reuseTimes) {
 	GinkgoHelper()
-	s, label := b.s, report.SizeLabel(size)
+	s, label := b.s, bw.SizeLabel(size)
 	direct := times["direct"]
 	base := fmt.Sprintf("size=%s bytes=%d pattern=%s consumer=%s target=%s", label, size, pat.name, b.consumer, s.targetName)
 	timeline := func(t reuseTimes) string {

@@ -14,14 +14,14 @@ import (
 	"github.com/onsi/gomega/gmeasure"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/report"
+	bw "github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // Latency probe parameters.
 const (
-	minChaseTable = 64 * report.MiB // the chain's memory at least; more where the L2 is larger
-	chaseHops     = 20000           // hops per timed chase (docs/observations.md, two H200: latency)
+	minChaseTable = 64 * bw.MiB // the chain's memory at least; more where the L2 is larger
+	chaseHops     = 20000       // hops per timed chase (docs/observations.md, two H200: latency)
 	chaseReps     = 3
 	smallReps     = 200 // round trips of a 4-byte copy
 	smallBatch    = 256 // 4-byte copies per pipelined batch
@@ -41,7 +41,7 @@ func (s *session) smallCopyLatency(st harness.Stream, src, dst *buffer, what str
 	start, end := s.h.Event(g, harness.EventDefault), s.h.Event(g, harness.EventDefault)
 	exp := gmeasure.NewExperiment("latency of " + what)
 	reps := smallReps
-	if s.fake != "" {
+	if s.simulated {
 		reps = 10
 	}
 	By(fmt.Sprintf("timing %d round trips of %s", reps, what))
@@ -110,10 +110,10 @@ func (s *session) chaseTable(owner harness.GPU) uint64 {
 // is cacheable on g).
 func (s *session) chaseLatency(g, owner harness.GPU) {
 	GinkgoHelper()
-	size := min(s.chaseTable(owner), max(s.max, report.MiB))
+	size := min(s.chaseTable(owner), max(s.max, bw.MiB))
 	nodes := int(size / kernels.ChaseStride) // a power of two: sizes are powers of two
 	hops := uint64(min(chaseHops, nodes/(chaseReps+3)))
-	if s.fake != "" {
+	if s.simulated {
 		hops = min(hops, 1000)
 	}
 	base := s.h.Alloc(owner, size)
@@ -141,7 +141,7 @@ func (s *session) chaseLatency(g, owner harness.GPU) {
 	}
 	AddReportEntry(exp.Name, exp, ReportEntryVisibilityFailureOrVerbose)
 	detail := fmt.Sprintf("one thread on %s, ld.global.cg, %s random cycle in %s, %d-byte element stride, %d hops per chase; %s=%s (%s)",
-		g, report.SizeLabel(size), where, kernels.ChaseStride, hops, s.targetKind(), s.targetID(), s.targetName)
+		g, bw.SizeLabel(size), where, kernels.ChaseStride, hops, s.targetKind(), s.targetID(), s.targetName)
 	harness.Metric("chase_ns_per_hop", exp.GetStats("fresh").ValueFor(gmeasure.StatMedian), "ns",
 		detail+fmt.Sprintf("; median of %d chases after a warm-up, each continuing the cycle (no element revisited)%s", chaseReps, s.noteSuffix()))
 	harness.Metric("chase_ns_per_hop.revisit", exp.GetStats("revisit").ValueFor(gmeasure.StatMedian), "ns",

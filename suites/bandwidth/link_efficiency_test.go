@@ -11,7 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/report"
+	bw "github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/harness/topology"
 )
 
@@ -52,7 +52,7 @@ var _ = Describe("bandwidth: link efficiency", func() {
 				ratio := last.median / nominal.GBps
 				least := s.cfg.LinkEfficiencyMin
 				evidence := fmt.Sprintf("%.1f GB/s measured at %s (median of %d batches), %.1f GB/s nominal (%s; source NVML): %.1f %% (accepted %.0f–%.0f %%)%s",
-					last.median, report.SizeLabel(last.size), last.reps, nominal.GBps, nominal.Path, 100*ratio, 100*least, 100*linkCeiling, s.noteSuffix())
+					last.median, bw.SizeLabel(last.size), last.reps, nominal.GBps, nominal.Path, 100*ratio, 100*least, 100*linkCeiling, s.noteSuffix())
 				harness.Metric("link_efficiency.ce.uni", ratio, "ratio", evidence)
 				s.alone.Done() // before the verdict: a contended figure is no verdict
 				Expect(ratio).To(BeNumerically(">=", least),

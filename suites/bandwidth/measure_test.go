@@ -12,7 +12,7 @@ import (
 	"github.com/onsi/gomega/gmeasure"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/report"
+	bw "github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -97,7 +97,7 @@ func (b *bench) run() []sizeResult {
 
 func (b *bench) runSize(size uint64) sizeResult {
 	GinkgoHelper()
-	s, label := b.s, report.SizeLabel(size)
+	s, label := b.s, bw.SizeLabel(size)
 	batch, reps := s.batchFor(size), s.repsFor(size)
 	for i, l := range b.lanes {
 		s.fill(l.dst, size/4, s.seed(i)^poisonMask)
@@ -166,7 +166,7 @@ func (b *bench) timeBatch(size uint64, batch int, adapt bool) []float64 {
 		}
 		enqueued := time.Since(t0)
 		for _, l := range b.lanes {
-			s.h.MustWaitEvent(s.ctx, l.end, fmt.Sprintf("%s × %d for %s", report.SizeLabel(size), batch, l.label))
+			s.h.MustWaitEvent(s.ctx, l.end, fmt.Sprintf("%s × %d for %s", bw.SizeLabel(size), batch, l.label))
 		}
 		if !adapt || !b.hold.tooShort(enqueued) {
 			return b.elapsed(size, batch)
@@ -183,7 +183,7 @@ func (b *bench) elapsed(size uint64, batch int) []float64 {
 	ms := make([]float64, len(b.lanes))
 	for i, l := range b.lanes {
 		t := b.s.h.ElapsedTime(l.start, l.end)
-		Expect(t).To(BeNumerically(">", 0), "cuEventElapsedTime for %d × %s of %s (%s) is not a positive time", batch, report.SizeLabel(size), b.what, l.label)
+		Expect(t).To(BeNumerically(">", 0), "cuEventElapsedTime for %d × %s of %s (%s) is not a positive time", batch, bw.SizeLabel(size), b.what, l.label)
 		ms[i] = float64(t)
 	}
 	return ms

@@ -14,13 +14,13 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/report"
+	bw "github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/harness/topology"
 )
 
 // metricName is a per-size figure's name: "bandwidth_gbps.ce.uni.1GiB".
 func metricName(method, direction string, size uint64) string {
-	return fmt.Sprintf("%s%s.%s.%s", report.BandwidthMetricPrefix, method, direction, report.SizeLabel(size))
+	return fmt.Sprintf("%s%s.%s.%s", bw.BandwidthMetricPrefix, method, direction, bw.SizeLabel(size))
 }
 
 // detail describes a figure so that it explains itself in a report, in a
@@ -29,9 +29,9 @@ func (b *bench) detail(r sizeResult) string {
 	s := b.s
 	var parts []string
 	parts = append(parts, fmt.Sprintf("method=%s direction=%s size=%s bytes=%d %s=%s (%s) counted=%s",
-		b.method, b.direction, report.SizeLabel(r.size), r.size, s.targetKind(), s.targetID(), s.targetName, b.counted))
+		b.method, b.direction, bw.SizeLabel(r.size), r.size, s.targetKind(), s.targetID(), s.targetName, b.counted))
 	parts = append(parts, fmt.Sprintf("%s; median of %d timed batches of %d × %s after a warm-up (min %.1f, max %.1f, stddev %.2f GB/s); events on each issuing stream",
-		b.what, r.reps, r.batch, report.SizeLabel(r.size), r.min, r.max, r.stddev))
+		b.what, r.reps, r.batch, bw.SizeLabel(r.size), r.min, r.max, r.stddev))
 	if len(r.laneMedian) > 1 {
 		var lanes []string
 		for i, l := range r.laneLabels {
@@ -50,12 +50,12 @@ func (b *bench) detail(r sizeResult) string {
 
 // record attaches every size's median as a metric named per size, the
 // largest size's as the headline "bandwidth_gbps", and returns the figures.
-func (b *bench) record(results []sizeResult) []report.BandwidthFigure {
-	var figs []report.BandwidthFigure
+func (b *bench) record(results []sizeResult) []bw.BandwidthFigure {
+	var figs []bw.BandwidthFigure
 	for i, r := range results {
 		name := metricName(b.method, b.direction, r.size)
 		harness.Metric(name, r.median, "GB/s", b.detail(r))
-		figs = append(figs, report.BandwidthFigure{Target: b.s.target, Link: b.s.link, Metric: name, Bytes: r.size, GBps: r.median,
+		figs = append(figs, bw.BandwidthFigure{Target: b.s.target, Link: b.s.link, Metric: name, Bytes: r.size, GBps: r.median,
 			Largest: i == len(results)-1})
 	}
 	last := results[len(results)-1]
@@ -99,12 +99,12 @@ func (b *bench) recordFraction(results []sizeResult, nominal nominalFn, directio
 	limit := n.GBps * float64(directions)
 	harness.Metric(fmt.Sprintf("link_fraction.%s.%s", b.method, b.direction), last.median/limit, "ratio",
 		fmt.Sprintf("%.1f GB/s at %s of a nominal %.1f GB/s (%d direction(s) of %s; source NVML)%s",
-			last.median, report.SizeLabel(last.size), limit, directions, n.Path, b.s.noteSuffix()))
+			last.median, bw.SizeLabel(last.size), limit, directions, n.Path, b.s.noteSuffix()))
 }
 
 // gate fails the spec when a figure falls below the baseline; without one
 // it does nothing.
-func (b *bench) gate(figs []report.BandwidthFigure) {
+func (b *bench) gate(figs []bw.BandwidthFigure) {
 	GinkgoHelper()
 	cfg := b.s.cfg
 	if cfg.Baseline == nil {

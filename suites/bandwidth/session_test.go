@@ -14,7 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/p2pconf/p2pconf/harness"
-	"github.com/p2pconf/p2pconf/harness/report"
+	bw "github.com/p2pconf/p2pconf/harness/bandwidth"
 	"github.com/p2pconf/p2pconf/kernels"
 )
 
@@ -27,15 +27,15 @@ const (
 
 var (
 	configOnce sync.Once
-	suiteCfg   harness.BandwidthSettings
+	suiteCfg   bw.Settings
 	suiteErr   error
 )
 
 // suiteConfig reads the suite's variables once; a malformed value fails
 // every spec with the variable, the value and what is wanted.
-func suiteConfig() harness.BandwidthSettings {
+func suiteConfig() bw.Settings {
 	GinkgoHelper()
-	configOnce.Do(func() { suiteCfg, suiteErr = harness.ReadBandwidthSettings(os.Getenv) })
+	configOnce.Do(func() { suiteCfg, suiteErr = bw.ReadSettings(os.Getenv) })
 	if suiteErr != nil {
 		Fail("bandwidth suite configuration: " + suiteErr.Error())
 	}
@@ -51,12 +51,12 @@ const poisonMask = 0x5A5A5A5A
 type session struct {
 	h          *harness.Harness
 	ctx        context.Context
-	cfg        harness.BandwidthSettings
+	cfg        bw.Settings
 	id         string
 	target     string // "gpu:0" or "pair:0-1", as the labels write it
 	targetName string // "GPU0" or "GPU0→GPU1"
 	link       string // pair's link label, "" for a GPU
-	fake       string // backend name when it is the fake, else ""
+	simulated  bool   // the backend's timings are a model (backend.Limits)
 	max        uint64
 	sizes      []uint64
 	notes      []string // conditions of the measurement, added to every detail
@@ -72,12 +72,14 @@ func newSession(h *harness.Harness, ctx context.Context, id, target, targetName,
 	s := &session{h: h, ctx: ctx, cfg: suiteConfig(), id: id, target: target, targetName: targetName, link: link,
 		util: map[harness.Device]harness.Stream{}, verifyOut: map[harness.Device]harness.DevicePtr{}}
 	s.max = s.cfg.MaxSize
-	if name := h.BackendName(); strings.HasPrefix(name, "fake") {
-		s.fake = name
-		s.max = min(s.max, harness.FakeBWMaxSize)
-		s.note("backend %s: simulated, not a hardware figure; sizes capped at %s", name, report.SizeLabel(harness.FakeBWMaxSize))
+	if lim := h.Limits(); lim.Simulated {
+		s.simulated = true
+		if lim.MaxTransfer > 0 {
+			s.max = min(s.max, lim.MaxTransfer)
+		}
+		s.note("backend %s: %s; sizes capped at %s", h.BackendName(), lim.Note, bw.SizeLabel(s.max))
 	}
-	s.sizes = report.TransferSizes(s.max)
+	s.sizes = bw.TransferSizes(s.max)
 	s.max = s.sizes[len(s.sizes)-1]
 	return s
 }
@@ -88,7 +90,7 @@ func pairSession(h *harness.Harness, ctx context.Context, id string, p harness.P
 	if !s.cfg.SweepAll && !harness.RepresentativePair(p) {
 		s.sizes = s.sizes[len(s.sizes)-1:]
 		s.note("largest size only: every size is measured on the first selected pair of link class %s and its reverse (%s=all sweeps every pair)",
-			harness.LinkClass(p), harness.EnvBWSweep)
+			harness.LinkClass(p), bw.EnvSweep)
 	}
 	s.alone = h.Exclusive(id+" on "+p.String(), p.A, p.B)
 	return s
@@ -124,8 +126,8 @@ func (s *session) seed(i int) uint32 { return uint32(harness.Seed(s.id, s.target
 // batched (up to 64, about 32 MiB in all) so a batch lasts well above the
 // event timer's resolution (about 0.5 µs).
 func (s *session) batchFor(size uint64) int {
-	n := int(min(max(32*report.MiB/size, 1), 64))
-	if s.fake != "" {
+	n := int(min(max(32*bw.MiB/size, 1), 64))
+	if s.simulated {
 		n = min(n, 2)
 	}
 	return n
@@ -134,9 +136,9 @@ func (s *session) batchFor(size uint64) int {
 // repsFor is how many timed batches a size gets.
 func (s *session) repsFor(size uint64) int {
 	switch {
-	case s.fake != "":
+	case s.simulated:
 		return 3
-	case size >= 64*report.MiB:
+	case size >= 64*bw.MiB:
 		return 5
 	}
 	return 9
@@ -233,8 +235,8 @@ func (s *session) wordBuf(g harness.GPU) *buffer {
 // configuration itself (suiteConfig).
 func sizedTimeout() SpecTimeout {
 	factor := 1.0
-	if cfg, err := harness.ReadBandwidthSettings(os.Getenv); err == nil && cfg.MaxSize > harness.DefaultBWMaxSize {
-		factor = float64(cfg.MaxSize) / float64(harness.DefaultBWMaxSize)
+	if cfg, err := bw.ReadSettings(os.Getenv); err == nil && cfg.MaxSize > bw.DefaultMaxSize {
+		factor = float64(cfg.MaxSize) / float64(bw.DefaultMaxSize)
 	}
 	return harness.Timeout(factor)
 }

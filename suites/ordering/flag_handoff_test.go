@@ -114,7 +114,7 @@ func handoffText(p harness.Pair, v mpVariant, home harness.GPU) string {
 // (P2PCONF_LITMUS_MIN_INSTANCES, _MIN_FLAG_SHARE, _MAX_VIOLATION_BOUND),
 // which the flag handoff, a message-passing test, obeys too.
 func handoffEvidence() litmus.Settings {
-	s, err := litmus.ReadSettings(os.Getenv, harness.RunConfig().Backend == "fake")
+	s, err := litmus.ReadSettings(os.Getenv, harness.RunConfig().Limits().Simulated)
 	if err != nil {
 		panic(fmt.Sprintf("ordering.flag-handoff-sys: %v", err))
 	}

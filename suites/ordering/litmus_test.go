@@ -102,7 +102,7 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 // suite at tree construction, naming the variable.
 func litmusEnv() (litmus.Env, SpecTimeout) {
 	cfg := harness.RunConfig()
-	evidence, err := litmus.ReadSettings(os.Getenv, cfg.Backend == "fake")
+	evidence, err := litmus.ReadSettings(os.Getenv, cfg.Limits().Simulated)
 	if err != nil {
 		panic(fmt.Sprintf("ordering.litmus: %v", err))
 	}

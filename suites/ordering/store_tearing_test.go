@@ -22,7 +22,7 @@ const (
 	tearGateWait  = 5 * time.Second  // the kernels' start gate
 	tearRunCap    = 5 * time.Second  // the longest a writer or reader kernel, or the host, keeps at it
 	tearBound     = 1e-6             // the 95 % bound on the tearing rate a pass needs
-	tearFakeBound = 1e-3             // the same on the fake backend, whose loads are Go calls
+	tearSimBound  = 1e-3             // the same on a simulated backend (the fake's loads are Go calls)
 	tearReadSlack = 64               // a reader thread's reads, at most, per changed read it wants
 	tearHostWait  = 30 * time.Second // bounds a host loop that waits for the kernel's end
 )
@@ -65,8 +65,8 @@ func (t tearTally) describe() string {
 var _ = Describe("ordering: aligned stores are never torn", func() {
 	h := harness.New()
 	bound := tearBound
-	if harness.RunConfig().Backend == "fake" {
-		bound = tearFakeBound
+	if harness.RunConfig().Limits().Simulated {
+		bound = tearSimBound
 	}
 	target := uint64(math.Ceil(-math.Log(0.05) / bound))
 

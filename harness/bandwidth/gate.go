@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package report
+package bandwidth
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/p2pconf/p2pconf/harness/report"
 )
 
 // The bandwidth gate holds a run's bandwidth figures against a baseline
@@ -89,7 +91,7 @@ type minimumsFile struct {
 // ParseBaseline reads a baseline file: a previous run's conformance.json
 // (it has "results") or a minimums file (it has "minimums").
 func ParseBaseline(data []byte, path string) (*Baseline, error) {
-	if err := CheckJSONObject(data); err != nil {
+	if err := report.CheckJSONObject(data); err != nil {
 		return nil, err
 	}
 	var probe map[string]json.RawMessage
@@ -99,7 +101,7 @@ func ParseBaseline(data []byte, path string) (*Baseline, error) {
 	b := &Baseline{Path: path}
 	switch {
 	case probe["results"] != nil:
-		doc, err := DecodeDocument(data)
+		doc, err := report.DecodeDocument(data)
 		if err != nil {
 			return nil, fmt.Errorf("reading it as a conformance.json: %w", err)
 		}

@@ -12,10 +12,6 @@ import (
 	"github.com/p2pconf/p2pconf/harness/suitesettings"
 )
 
-// Triple is three GPUs of the run in role order (harness/machine), for the
-// three-GPU specs.
-type Triple = machine.Triple
-
 // EnvTriples names the triples to run, roles in the order given
 // ("0-1-2,0-2-3"), instead of the selection of machine.SelectTriples. Like
 // P2PCONF_PAIRS for pairs, it may name any GPUs of the machine.
@@ -30,7 +26,7 @@ func LinkClass(p Pair) string { return machine.LinkClass(p) }
 // GPUs selected for the run (P2PCONF_GPUS; P2PCONF_PAIRS does not narrow
 // them). The suite binary checked P2PCONF_TRIPLES before building the
 // tree (CheckTriples), so the panic below is a bug, not a user's mistake.
-func Triples() []Triple {
+func Triples() []machine.Triple {
 	m := current()
 	pair := func(a, b GPU) Pair {
 		if p, ok := m.Pair(a.Ordinal, b.Ordinal); ok {
@@ -47,4 +43,18 @@ func Triples() []Triple {
 		panic(fmt.Sprintf("harness: %v", err))
 	}
 	return ts
+}
+
+// RepresentativePair says whether p sweeps every transfer size when the
+// bandwidth settings do not ask for all pairs (bandwidth.Settings.SweepAll
+// off): it is the first selected pair of its link class (LinkClass), or
+// that pair's reverse.
+func RepresentativePair(p Pair) bool {
+	for _, q := range Pairs() {
+		if LinkClass(q) != LinkClass(p) {
+			continue
+		}
+		return q.ID() == p.ID() || q.ID() == p.Reverse().ID()
+	}
+	return false
 }

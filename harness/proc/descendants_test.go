@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package harness
+package proc_test
 
 import (
 	"bufio"
@@ -11,9 +11,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/p2pconf/p2pconf/harness/proc"
 )
 
-// A helper's own children count as the run's: descendantsOf follows the
+// A helper's own children count as the run's: Descendants follows the
 // parent links down from this process, grandchildren included.
 func TestDescendantsOfFindsGrandchildren(t *testing.T) {
 	cmd := exec.Command("sh", "-c", "sleep 30 & echo $!; wait")
@@ -31,7 +33,7 @@ func TestDescendantsOfFindsGrandchildren(t *testing.T) {
 		t.Fatalf("the shell's child pid: %q", line)
 	}
 	defer func() { _ = syscall.Kill(grandchild, syscall.SIGKILL) }()
-	d := descendantsOf(os.Getpid())
+	d := proc.Descendants(os.Getpid())
 	if !d[uint32(cmd.Process.Pid)] || !d[uint32(grandchild)] {
 		t.Errorf("descendants %v lack the child %d or the grandchild %d", d, cmd.Process.Pid, grandchild)
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The p2pconf Authors
 
-package report
+package bandwidth
 
 import (
 	"fmt"

@@ -93,6 +93,31 @@ func (h *Harness) ExpectFreeMemoryBackTo(ctx context.Context, g GPU, baseline ui
 	}
 }
 
+// ExpectFreeMemoryAtLeast fails the spec unless g's free memory comes to at
+// least floor (at most DriverKeepSlack below it) within 10 seconds: for a
+// check whose free memory may settle above its reference as well as on it
+// (managed memory, which the driver gives back in units larger than one
+// allocation), where ExpectFreeMemoryBackTo wants the baseline exactly.
+// after names what the spec did before, for the failure message. Another
+// program on g ends the spec as an error, as there.
+func (h *Harness) ExpectFreeMemoryAtLeast(ctx context.Context, g GPU, floor uint64, after string) {
+	GinkgoHelper()
+	RequireAlone(freeMemoryAccounting, g)
+	wctx, cancel := context.WithTimeout(ctx, freeMemorySettle)
+	defer cancel()
+	var last uint64
+	err := WaitFor(wctx, "free memory back to at least its floor", func() (bool, error) {
+		f, _, err := h.b.MemInfo(g.Ordinal)
+		last = f
+		return f+DriverKeepSlack >= floor, err
+	})
+	RequireAlone(freeMemoryAccounting, g)
+	if err != nil {
+		Fail(fmt.Sprintf("free device memory on %s after %s: want at least %d bytes (at most %d below), last read %d (%+d): %v",
+			g, after, floor, DriverKeepSlack, last, int64(last)-int64(floor), err))
+	}
+}
+
 // Allocation is device memory that a spec frees on purpose, to see what
 // freeing does (an importer's mapping outliving the exporter's cuMemFree).
 type Allocation struct {

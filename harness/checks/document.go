@@ -62,6 +62,14 @@ func Document() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.ID, strings.Join(kinds, ", "), strings.Join(scopes, ", "),
 			cell(c.Requirement), cell(c.Source), cell(c.AppliesTo), cell(repro))
 	}
+	b.WriteString("\n## Contracts with one catcher\n\n" +
+		"Each injectable defect of the fake backend (`make mutation`) names the checks whose requirement it\n" +
+		"breaks. Where it names one check, this is why no second check states that contract:\n\n")
+	b.WriteString("| Check | Why it alone |\n|---|---|\n")
+	for _, id := range SoleCatchers() {
+		why, _ := SoleCatcherWhy(id)
+		fmt.Fprintf(&b, "| %s | %s |\n", id, cell(why))
+	}
 	return b.String()
 }
 

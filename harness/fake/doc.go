@@ -47,7 +47,9 @@
 //     suite that owns it, the preset where it shows, what goes wrong (a
 //     driver bug people have reported, with its source where there is one)
 //     and the check IDs that must catch it, from the catalogue
-//     (harness/checks) of the owning suite.
+//     (harness/checks) of the owning suite. Name two where two checks
+//     state the contract; where one does, harness/checks/sole.go must say
+//     why (TestSoleCatchersHaveAReason).
 //  2. Make the backend misbehave where the driver would, behind
 //     b.defects.has(bit); state the defect must remember between calls
 //     goes in defectState (defects_sim.go), not in Backend.

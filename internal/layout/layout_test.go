@@ -37,6 +37,25 @@ var forbiddenInSpecs = []string{
 // TestSpecsUseOnlyTheFixture parses every Go file under suites/ and fails
 // for each import of a package behind the fixture.
 func TestSpecsUseOnlyTheFixture(t *testing.T) {
+	n := eachSpecFile(t, parser.ImportsOnly, func(rel string, _ *token.FileSet, f *ast.File) {
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			for _, bad := range forbiddenInSpecs {
+				if p == bad {
+					t.Errorf("%s imports %s: specs reach the GPU through the harness fixture and its re-exports (harness/driver.go)", rel, p)
+				}
+			}
+		}
+	})
+	t.Logf("%d spec files checked", n)
+}
+
+// eachSpecFile parses every Go file under suites/ with mode and calls
+// check with its path from the repository root; it returns how many there
+// were, and fails when there were none (a check over no files holds
+// vacuously).
+func eachSpecFile(t *testing.T, mode parser.Mode, check func(rel string, fset *token.FileSet, f *ast.File)) int {
+	t.Helper()
 	root := filepath.Join("..", "..")
 	files := 0
 	err := filepath.WalkDir(filepath.Join(root, "suites"), func(path string, d os.DirEntry, err error) error {
@@ -44,19 +63,13 @@ func TestSpecsUseOnlyTheFixture(t *testing.T) {
 			return err
 		}
 		files++
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, mode)
 		if err != nil {
 			return err
 		}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			for _, bad := range forbiddenInSpecs {
-				if p == bad {
-					rel, _ := filepath.Rel(root, path)
-					t.Errorf("%s imports %s: specs reach the GPU through the harness fixture and its re-exports (harness/driver.go)", rel, p)
-				}
-			}
-		}
+		rel, _ := filepath.Rel(root, path)
+		check(rel, fset, f)
 		return nil
 	})
 	if err != nil {
@@ -65,7 +78,7 @@ func TestSpecsUseOnlyTheFixture(t *testing.T) {
 	if files == 0 {
 		t.Fatal("found no Go files under suites/: the check would hold vacuously")
 	}
-	t.Logf("%d spec files checked", files)
+	return files
 }
 
 // TestSpecsDoNotAskTheBackend parses every Go file under suites/ and fails
@@ -76,19 +89,7 @@ func TestSpecsUseOnlyTheFixture(t *testing.T) {
 // harness.RunConfig().Limits()), so a spec's behaviour follows a stated
 // property, and the same spec reads the same on every backend.
 func TestSpecsDoNotAskTheBackend(t *testing.T) {
-	root := filepath.Join("..", "..")
-	files := 0
-	err := filepath.WalkDir(filepath.Join(root, "suites"), func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
-			return err
-		}
-		files++
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
+	eachSpecFile(t, 0, func(rel string, fset *token.FileSet, f *ast.File) {
 		bad := func(n ast.Node, what string) {
 			t.Errorf("%s:%d: %s: size the work by h.Limits() or harness.RunConfig().Limits(), not by the backend's name", rel, fset.Position(n.Pos()).Line, what)
 		}
@@ -123,14 +124,7 @@ func TestSpecsDoNotAskTheBackend(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files == 0 {
-		t.Fatal("found no Go files under suites/: the check would hold vacuously")
-	}
 }
 
 // TestCommandHasNoGinkgo: the p2pconf command reads reports and the machine

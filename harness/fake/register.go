@@ -19,16 +19,16 @@ func init() {
 			return nil, err
 		}
 		return b, nil
-	}, Limits)
+	}, limits)
 }
 
-// Limits are the fake backend's (backend.Limits): simulated timings;
+// limits are the fake backend's (backend.Limits): simulated timings;
 // transfers of at most 4 MiB, so a spec's copies stay milliseconds of Go's
 // memmove on any test machine; buffers of at most 256 MiB, since its device
 // memory lives in memory-mapped files and gigabyte buffers would only make
 // the self-test slow and large on disk without testing anything the
 // hardware run does not.
-var Limits = backend.Limits{Simulated: true, Note: "simulated, not a hardware figure", MaxTransfer: 4 << 20, MaxBuffer: 256 << 20}
+var limits = backend.Limits{Simulated: true, Note: "simulated, not a hardware figure", MaxTransfer: 4 << 20, MaxBuffer: 256 << 20}
 
 // The backend's NVML view, which machine.NVMLOf reads (it is not part of
 // backend.Backend).

@@ -60,13 +60,21 @@ const DriverKeepSlack = 1 << 20
 // helper process's teardown is finished by the driver after the process is
 // reaped.
 func WaitFreeMemory(ctx context.Context, b backend.Backend, dev backend.Device, baseline uint64) (uint64, error) {
+	return waitFreeMemory(ctx, b, dev, "free memory back to baseline", func(f uint64) bool {
+		return f <= baseline && f+DriverKeepSlack >= baseline
+	})
+}
+
+// waitFreeMemory polls dev's free memory until settled holds for it, for
+// at most 10 seconds within ctx, and returns the last reading.
+func waitFreeMemory(ctx context.Context, b backend.Backend, dev backend.Device, step string, settled func(free uint64) bool) (uint64, error) {
 	wctx, cancel := context.WithTimeout(ctx, freeMemorySettle)
 	defer cancel()
 	var last uint64
-	err := WaitFor(wctx, "free memory back to baseline", func() (bool, error) {
+	err := WaitFor(wctx, step, func() (bool, error) {
 		f, _, err := b.MemInfo(dev)
 		last = f
-		return f <= baseline && f+DriverKeepSlack >= baseline, err
+		return settled(f), err
 	})
 	return last, err
 }
@@ -103,13 +111,8 @@ func (h *Harness) ExpectFreeMemoryBackTo(ctx context.Context, g GPU, baseline ui
 func (h *Harness) ExpectFreeMemoryAtLeast(ctx context.Context, g GPU, floor uint64, after string) {
 	GinkgoHelper()
 	RequireAlone(freeMemoryAccounting, g)
-	wctx, cancel := context.WithTimeout(ctx, freeMemorySettle)
-	defer cancel()
-	var last uint64
-	err := WaitFor(wctx, "free memory back to at least its floor", func() (bool, error) {
-		f, _, err := h.b.MemInfo(g.Ordinal)
-		last = f
-		return f+DriverKeepSlack >= floor, err
+	last, err := waitFreeMemory(ctx, h.b, g.Ordinal, "free memory back to at least its floor", func(f uint64) bool {
+		return f+DriverKeepSlack >= floor
 	})
 	RequireAlone(freeMemoryAccounting, g)
 	if err != nil {

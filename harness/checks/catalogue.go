@@ -36,7 +36,7 @@ var catalogue = []Check{
 		Source:      "CUDA Driver API cuCtxEnablePeerAccess (\"access to all ... allocations of the peer context, current and future\").",
 		AppliesTo:   "pairs where cuDeviceCanAccessPeer(A, B)=1."},
 	{ID: "access.peer-copy", Scopes: pair, Kinds: conf, Variants: true,
-		Requirement: "cuMemcpyPeerAsync MUST move seeded data exactly from A to B and from B to A, with and without peer access enabled, at 4 B, 4 KiB + 12 B and 64 MiB (random words, checked word by word on the host) and at sizes that straddle size caps and 32-bit boundaries: 64 MiB + 4 KiB + 7 B at byte offsets 3→7 and 4 GiB + 12 B (a seeded pattern whose whole words a kernel on the owner GPU checks, the bytes at either end checked on the host). The destination is poisoned first and the words after it stay untouched.",
+		Requirement: "cuMemcpyPeerAsync MUST move seeded data exactly from A to B and from B to A, with and without peer access enabled, at 4 B and 4 KiB + 12 B (random words, checked word by word on the host), at 64 MiB and at sizes that straddle size caps and 32-bit boundaries: 64 MiB + 4 KiB + 7 B at byte offsets 3→7 and 4 GiB + 12 B (a seeded pattern whose whole words a kernel on the owner GPU checks, the bytes at either end checked on the host). The destination is poisoned first and the words after it stay untouched.",
 		Source:      "CUDA Driver API cuMemcpyPeerAsync; Programming Guide, Peer-to-Peer Memory Copy (works without peer access, staged).",
 		AppliesTo:   "every ordered pair; \"with peer access\" where cuDeviceCanAccessPeer(A, B)=1; a size is skipped where cuMemGetInfo reports too little free memory for it on either GPU (or on the fake backend above its largest buffer)."},
 	{ID: "access.local-copy", Scopes: gpu, Kinds: conf, Variants: true,

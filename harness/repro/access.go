@@ -268,15 +268,19 @@ func init() {
 	copySizes := []struct {
 		name, key string
 		words     int
-	}{{"4 B", "4b", 1}, {"4 KiB + 12 B", "4kib-12b", 1024 + 3}, {"64 MiB", "64mib", 16 << 20}}
-	boundary := []struct {
+	}{{"4 B", "4b", 1}, {"4 KiB + 12 B", "4kib-12b", 1024 + 3}}
+	type boundaryCopy struct {
 		name, key      string
 		bytes          uint64
 		srcOff, dstOff uint64
-	}{
+	}
+	boundary := []boundaryCopy{
 		{"64 MiB + 4 KiB + 7 B at byte offsets 3→7", "64mib-4kib-7b-at-3-7", 64<<20 + 4<<10 + 7, 3, 7},
 		{"4 GiB + 12 B", "4gib-12b", 4<<30 + 12, 0, 0},
 	}
+	// The peer copies the suite checks on the owner GPU: 64 MiB and the
+	// boundary copies (ownerCheckedPeerCopies).
+	ownerChecked := append([]boundaryCopy{{"64 MiB", "64mib", 64 << 20, 0, 0}}, boundary...)
 	copyMode := func(peer bool) string {
 		if peer {
 			return "peer"
@@ -299,7 +303,7 @@ func init() {
 					})
 				}
 			}
-			for _, c := range boundary {
+			for _, c := range ownerChecked {
 				for _, peer := range []bool{false, true} {
 					mode := modeText(t, peer)
 					s := seed("access.peer-copy", t.ID(), c.name, mode)

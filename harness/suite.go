@@ -57,10 +57,18 @@ func RunSuite(t *testing.T, suite string) {
 	// Ginkgo's parallel workers would run one suite's specs at once on the
 	// same GPUs, where every spec assumes it has them to itself (free-memory
 	// leak checks, bandwidth): refused like a bad setting.
-	if sc, _ := GinkgoConfiguration(); sc.ParallelTotal > 1 {
+	sc, _ := GinkgoConfiguration()
+	if sc.ParallelTotal > 1 {
 		fmt.Fprintf(os.Stderr, "p2pconf %s: ginkgo -p (%d processes) would run this suite's specs at once on the same GPUs; run it without -p (p2pconf run -j N runs suites side by side on disjoint GPUs)\n", suite, sc.ParallelTotal)
 		os.Exit(ExitBadSettings)
 	}
+	// A listing (--ginkgo.dry-run: p2pconf run, plan and preflight list
+	// every suite before they plan) runs no spec. Its spec tree needs the
+	// machine's GPUs and their claims, not the GPUs' locks, contexts,
+	// kernel modules or health watch, whose setup on every GPU would cost
+	// each listing a suite process's start and touch GPUs another run may
+	// be measuring.
+	listing := sc.DryRun
 	gomega.RegisterFailHandler(Fail)
 	m, err := machine.Open()
 	if err != nil {
@@ -73,22 +81,26 @@ func RunSuite(t *testing.T, suite string) {
 			t.Errorf("p2pconf %s: closing the backend: %v", suite, err)
 		}
 	}()
-	// Exclusive use of the selected GPUs, before any spec runs; a GPU
-	// another run holds stops this one here, naming the holder.
-	lock, err := machine.LockGPUs(m)
-	if err != nil {
-		t.Fatalf("p2pconf %s: %v", suite, err)
-	}
-	defer lock.Release()
-	if err := openContexts(m); err != nil {
-		t.Fatalf("p2pconf %s: %v", suite, err)
+	if !listing {
+		// Exclusive use of the selected GPUs, before any spec runs; a GPU
+		// another run holds stops this one here, naming the holder.
+		lock, err := machine.LockGPUs(m)
+		if err != nil {
+			t.Fatalf("p2pconf %s: %v", suite, err)
+		}
+		defer lock.Release()
+		if err := openContexts(m); err != nil {
+			t.Fatalf("p2pconf %s: %v", suite, err)
+		}
 	}
 	if probs := validateTree(suite); len(probs) > 0 {
 		t.Fatalf("p2pconf %s: the suite's specs break the catalogue rules:\n  %s", suite, strings.Join(probs, "\n  "))
 	}
 	registerReporting(suite, m)
-	watch := startHealthWatch(m)
-	defer watch.stop(suite, os.Stderr)
+	if !listing {
+		watch := startHealthWatch(m)
+		defer watch.stop(suite, os.Stderr)
+	}
 	registerHealthHooks()
 	RunSpecs(t, fmt.Sprintf("%s [%s]", suite, m.Backend.Name()))
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/fake"
@@ -200,50 +201,74 @@ func (s *suiteSet) only(list string) error {
 }
 
 // listSpecs runs every suite binary with --ginkgo.dry-run and returns the
-// specs the label filter selects, with their labels. env is the
-// environment of the listing (the run's, or a fake preset's).
+// specs the label filter selects, with their labels, in the order of
+// set.Suites. env is the environment of the listing (the run's, or a fake
+// preset's). The listings run at once: each is a process that opens the
+// driver and builds its suite's spec tree, and one after another they
+// added a process start per suite to every run.
 func listSpecs(set suiteSet, env []string, filter string) ([]schedule.Spec, error) {
 	tmp, err := os.MkdirTemp("", "p2pconf-list-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	specs := make([][]schedule.Spec, len(set.Suites))
+	errs := make([]error, len(set.Suites))
+	var wg sync.WaitGroup
+	for i, b := range set.Suites {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			specs[i], errs[i] = listSuite(b, filepath.Join(tmp, b.Name+".json"), env, filter)
+		}()
+	}
+	wg.Wait()
+	var out []schedule.Spec
+	for i := range set.Suites {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, specs[i]...)
+	}
+	return out, nil
+}
+
+// listSuite lists one suite binary's specs through a Ginkgo JSON report
+// written to out.
+func listSuite(b suiteBinary, out string, env []string, filter string) ([]schedule.Spec, error) {
+	args := []string{"--ginkgo.dry-run", "--ginkgo.no-color", "--ginkgo.json-report=" + out}
+	if filter != "" {
+		args = append(args, "--ginkgo.label-filter="+filter)
+	}
+	cmd := exec.Command(b.Bin, args...)
+	cmd.Dir = b.Dir
+	cmd.Env = env
+	msg, err := cmd.CombinedOutput()
+	if err != nil && bytes.Contains(msg, []byte("Error Parsing Label Filter")) {
+		return nil, usageErr("--label-filter %q: %s", filter, ginkgoComplaint(msg))
+	}
+	if err != nil {
+		return nil, incomplete(fmt.Errorf("listing the specs of %s (%s --ginkgo.dry-run): %w\n%s", b.Name, b.Bin, err, tail(msg, 2000)))
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil, incomplete(fmt.Errorf("listing the specs of %s: %w", b.Name, err))
+	}
+	reps, err := report.DecodeGinkgoJSON(data)
+	if err != nil {
+		return nil, incomplete(fmt.Errorf("listing the specs of %s: %w", b.Name, err))
+	}
 	var specs []schedule.Spec
-	for _, b := range set.Suites {
-		out := filepath.Join(tmp, b.Name+".json")
-		args := []string{"--ginkgo.dry-run", "--ginkgo.no-color", "--ginkgo.json-report=" + out}
-		if filter != "" {
-			args = append(args, "--ginkgo.label-filter="+filter)
-		}
-		cmd := exec.Command(b.Bin, args...)
-		cmd.Dir = b.Dir
-		cmd.Env = env
-		msg, err := cmd.CombinedOutput()
-		if err != nil && bytes.Contains(msg, []byte("Error Parsing Label Filter")) {
-			return nil, usageErr("--label-filter %q: %s", filter, ginkgoComplaint(msg))
-		}
-		if err != nil {
-			return nil, incomplete(fmt.Errorf("listing the specs of %s (%s --ginkgo.dry-run): %w\n%s", b.Name, b.Bin, err, tail(msg, 2000)))
-		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			return nil, incomplete(fmt.Errorf("listing the specs of %s: %w", b.Name, err))
-		}
-		reps, err := report.DecodeGinkgoJSON(data)
-		if err != nil {
-			return nil, incomplete(fmt.Errorf("listing the specs of %s: %w", b.Name, err))
-		}
-		for _, r := range reps {
-			for _, sr := range r.SpecReports {
-				if sr.LeafNodeType != "It" || sr.State == report.SpecSkipped || sr.State == report.SpecPending {
-					continue
-				}
-				s, err := schedule.SpecFromLabels(b.Name, sr.FullText(), sr.Labels())
-				if err != nil {
-					return nil, incomplete(err)
-				}
-				specs = append(specs, s)
+	for _, r := range reps {
+		for _, sr := range r.SpecReports {
+			if sr.LeafNodeType != "It" || sr.State == report.SpecSkipped || sr.State == report.SpecPending {
+				continue
 			}
+			s, err := schedule.SpecFromLabels(b.Name, sr.FullText(), sr.Labels())
+			if err != nil {
+				return nil, incomplete(err)
+			}
+			specs = append(specs, s)
 		}
 	}
 	return specs, nil

@@ -320,7 +320,9 @@ func HealthEvents(g GPU) ([]health.Event, health.Registration, time.Time, error)
 	if w.watcher == nil {
 		return nil, health.Registration{}, w.began, fmt.Errorf("no NVML event watch: %w", w.err)
 	}
-	w.watcher.Drain(10 * health.Poll)
+	// Two waits of health.Poll take 40 ms; the bound leaves room for a
+	// loaded host, where the watching goroutine may start late.
+	w.watcher.Drain(time.Second)
 	var reg health.Registration
 	for _, r := range w.watcher.Registrations() {
 		if r.GPU == g.String() {

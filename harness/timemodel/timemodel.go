@@ -30,9 +30,18 @@ var h200JSON []byte
 type Config struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
-	// ProcessStartS is what starting one suite process costs (driver
-	// initialisation, the spec tree, writing the report).
+	// ProcessStartS is what a suite process on one GPU costs beyond its
+	// specs (driver initialisation, the GPU's context and kernels, the
+	// spec tree, writing the report, releasing the context).
 	ProcessStartS float64 `json:"process_start_s"`
+	// ProcessStartPerGPUS is what each further GPU of a process adds: its
+	// context is created and its kernels loaded at the start, and the
+	// context released at the end, one GPU after another.
+	ProcessStartPerGPUS float64 `json:"process_start_per_gpu_s"`
+	// SuiteStartS replaces ProcessStartS for the suites named (the
+	// ordering suite's processes, whose litmus results make the report,
+	// cost more).
+	SuiteStartS map[string]float64 `json:"suite_start_s,omitempty"`
 	// DefaultSpecS is the duration of a spec whose check has no figure.
 	DefaultSpecS float64 `json:"default_spec_s"`
 	Litmus       Litmus  `json:"litmus"`
@@ -201,20 +210,29 @@ func (c Config) litmusSeconds(s schedule.Spec) float64 {
 	return l.OverheadS + min(p.CapS, target/rate)
 }
 
-// ProcessSeconds is one process: its start plus its specs.
-func (c Config) ProcessSeconds(p schedule.Process) float64 {
+// ProcessSeconds is one process on gpus GPUs: its start plus its specs.
+func (c Config) ProcessSeconds(p schedule.Process, gpus int) float64 {
 	t := c.ProcessStartS
+	if v, ok := c.SuiteStartS[p.Suite]; ok {
+		t = v
+	}
+	t += c.ProcessStartPerGPUS * float64(max(gpus-1, 0))
 	for _, s := range p.Specs {
 		t += c.SpecSeconds(s)
 	}
 	return t
 }
 
-// LaneSeconds is a lane: its processes one after another.
+// LaneSeconds is a lane: its processes one after another, each on the
+// GPUs it selects (the lane's when it names none).
 func (c Config) LaneSeconds(l schedule.Lane) float64 {
 	t := 0.0
 	for _, p := range l.Processes {
-		t += c.ProcessSeconds(p)
+		gpus := len(p.GPUs)
+		if gpus == 0 {
+			gpus = len(l.GPUs)
+		}
+		t += c.ProcessSeconds(p, gpus)
 	}
 	return t
 }

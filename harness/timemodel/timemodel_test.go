@@ -91,6 +91,30 @@ func TestPredictHonoursTheLimit(t *testing.T) {
 	}
 }
 
+// A process's start grows with its GPUs (each further GPU's context), a
+// process naming no GPUs has its lane's, and a suite may start at its own
+// cost.
+func TestProcessStartCountsGPUs(t *testing.T) {
+	c := testModel()
+	c.ProcessStartPerGPUS = 0.25
+	c.SuiteStartS = map[string]float64{"slow": 2}
+	one := spec("a.y", "conf", "", 0, nil) // 7 s
+	for _, tc := range []struct {
+		name string
+		lane schedule.Lane
+		want float64
+	}{
+		{"one GPU", schedule.Lane{GPUs: []int{0}, Processes: []schedule.Process{{Suite: "s", GPUs: []int{0}, Specs: []schedule.Spec{one}}}}, 1 + 7},
+		{"a pair", schedule.Lane{GPUs: []int{0, 1}, Processes: []schedule.Process{{Suite: "s", GPUs: []int{0, 1}, Specs: []schedule.Spec{one}}}}, 1 + 0.25 + 7},
+		{"the lane's eight GPUs", schedule.Lane{GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Processes: []schedule.Process{{Suite: "s", Specs: []schedule.Spec{one}}}}, 1 + 7*0.25 + 7},
+		{"a suite's own start", schedule.Lane{GPUs: []int{0, 1}, Processes: []schedule.Process{{Suite: "slow", GPUs: []int{0, 1}, Specs: []schedule.Spec{one}}}}, 2 + 0.25 + 7},
+	} {
+		if got := c.LaneSeconds(tc.lane); !near(got, tc.want) {
+			t.Errorf("%s: %g s, want %g", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestEmbeddedModel(t *testing.T) {
 	c := H200()
 	if c.Litmus.RateWithinGPU != 3.1e9 || c.Litmus.RateLink != 2e9 || c.Litmus.RateHost != 1.5e7 {

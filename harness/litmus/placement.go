@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // Unit is where a thread runs or a location lives: the placement's first
@@ -40,6 +38,10 @@ type Placement struct {
 	Kind  PlaceKind
 	Roles []Unit // per thread
 	Homes []Unit // per location
+	// Groups puts the threads of a CTAs placement in CTAs: threads of one
+	// group share a CTA, on different warps. Nil: every thread in a CTA of
+	// its own.
+	Groups Grouping
 }
 
 // Placements lists the placements a test runs in, for kind.
@@ -193,48 +195,6 @@ func (t *Test) homes(roles []Unit) []Unit {
 		}
 	}
 	return out
-}
-
-// distance is the narrowest scope that includes two threads: GPU for
-// different CTAs of one GPU (roles never share a CTA), Sys otherwise.
-func (p Placement) distance(i, j int) kernels.Scope {
-	if p.Roles[i] == p.Roles[j] && p.Roles[i] != UnitHost {
-		return kernels.GPU
-	}
-	return kernels.Sys
-}
-
-// Verdict is the test's verdict in this placement. A forbidden test stays
-// forbidden only if every non-weak GPU operation's scope includes every
-// other thread that accesses the same location (for a fence: every other
-// thread); otherwise its operations are not morally strong and the outcome
-// is allowed (a scope mutant, e.g. .gpu across GPUs). This can only weaken a
-// verdict, never make an allowed outcome forbidden. The reason names the
-// first operation whose scope is too narrow.
-func (p Placement) Verdict(t *Test) (Verdict, string) {
-	if t.Verdict == Allowed {
-		return Allowed, ""
-	}
-	for i, th := range t.Threads {
-		if p.Roles[i] == UnitHost {
-			continue
-		}
-		for _, op := range th {
-			if op.Sem == kernels.Weak {
-				continue
-			}
-			need := kernels.CTA
-			for j, other := range t.Threads {
-				if j != i && (op.Kind == Fence || touches(other, op.Loc)) {
-					need = max(need, p.distance(i, j))
-				}
-			}
-			if op.Scope < need {
-				return Allowed, fmt.Sprintf("%s in T%d has scope .%s, which does not include the threads it synchronises with (needs .%s)", opText(op, t), i, op.Scope, need)
-			}
-		}
-	}
-	return Forbidden, ""
 }
 
 func touches(th []Op, loc int) bool {

@@ -102,8 +102,10 @@ type Test struct {
 	Threads [][]Op            // the threads' programs
 	Finals  []int             // locations whose final value is part of the outcome
 	Target  map[string]uint32 // the outcome the test is about ("r0": 1, "x": 1)
-	// Verdict holds when every scope covers the threads it synchronises;
-	// see Placement.Verdict for the rule that weakens it otherwise.
+	// Verdict is what the catalogue's authors expect where every scope
+	// covers the threads the test synchronises. It decides nothing: the
+	// verdict of every case is the PTX memory model's (Placement.Verdict),
+	// and a unit test holds the model to these expectations.
 	Verdict Verdict
 	Where   Where
 	// Host lists the host placements as one letter per thread: G runs on
@@ -115,6 +117,9 @@ type Test struct {
 	Symmetric bool
 	// Source cites the family of docs/litmus.md or the paper.
 	Source string
+	// Generated says which shape, variant and scopes a generated test was
+	// made of (Shape.Test); nil for the catalogue's hand-written tests.
+	Generated *Generated
 }
 
 // Name is "MP rel.sys/acq.sys".

@@ -39,7 +39,7 @@ func TestTripleCases(t *testing.T) {
 			t.Errorf("%s: family %s on a triple", c.Name(), c.Test.Family)
 		}
 		scope := strings.Contains(c.Test.Variant, ".gpu")
-		if c.Test.Verdict == Forbidden && scope && (c.Verdict != Allowed || !strings.Contains(c.Why, "needs .sys")) {
+		if c.Test.Verdict == Forbidden && scope && (c.Verdict != Allowed || !strings.Contains(c.Why, "scope does not cover")) {
 			t.Errorf("%s: a .gpu scope across GPUs must be a scope mutant (verdict %s, %q)", c.Name(), c.Verdict, c.Why)
 		}
 	}

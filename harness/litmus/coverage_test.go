@@ -13,7 +13,7 @@ import (
 func cowwResult(t *testing.T, counts map[[2]uint32]uint64) *Result {
 	t.Helper()
 	test := findTest(t, "CoWW st.volatile")
-	r := &Result{Case: Case{Test: test, Verdict: Forbidden}, Hist: make([]uint64, test.Model().Bins)}
+	r := &Result{Case: ctasCase(test), Hist: make([]uint64, test.Model().Bins)}
 	for v, n := range counts {
 		r.Hist[test.Model().Encode(v[:])] += n
 	}
@@ -83,7 +83,7 @@ func TestVacuous(t *testing.T) {
 	}
 	// A final value counts as observed: atomicity's store of 2 shows in x.
 	at := findTest(t, "atomicity atom.add.rlx.sys")
-	r := &Result{Case: Case{Test: at, Verdict: Forbidden}, Hist: make([]uint64, at.Model().Bins)}
+	r := &Result{Case: ctasCase(at), Hist: make([]uint64, at.Model().Bins)}
 	r.Hist[at.Model().Encode([]uint32{0, 2})] = 64 // the add, then the store
 	if why := r.Vacuous(); why != "" {
 		t.Errorf("atomicity with x=2 final: %q", why)

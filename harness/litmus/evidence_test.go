@@ -53,7 +53,7 @@ func TestInconclusive(t *testing.T) {
 		t.Errorf("a run that saw the flag in 60 of 64: %q, flag seen %d", why, good.FlagSeen())
 	}
 	// A test without a poll has no flag to see.
-	sb := &Result{Case: Case{Test: findTest(t, "SB F.sc.sys"), Verdict: Forbidden}}
+	sb := &Result{Case: ctasCase(findTest(t, "SB F.sc.sys"))}
 	sb.Hist = make([]uint64, sb.Case.Test.Model().Bins)
 	sb.Hist[sb.Case.Test.Model().Encode([]uint32{0, 1})] = 50 // T0 ran first
 	sb.Hist[sb.Case.Test.Model().Encode([]uint32{1, 0})] = 50 // T1 ran first

@@ -110,17 +110,18 @@ func (r *Result) Count(c Class) uint64 {
 	return n
 }
 
-// Violations counts, for a forbidden test, the instances whose outcome is
-// not sequentially consistent: the target, and any other weak outcome. The
-// catalogue's tests with several locations have no weak outcome but the
-// target (checked by its unit tests); in a test on one location every weak
-// outcome breaks coherence or atomicity, which morally strong accesses
-// forbid. A mutant has no violations.
+// Violations counts the instances whose outcome the PTX memory model
+// forbids in the case's placement: the target of a forbidden test, and any
+// outcome of any test, mutants included, that no consistent execution
+// produces (Case.ModelForbids).
 func (r *Result) Violations() uint64 {
-	if r.Case.Verdict != Forbidden {
-		return 0
+	var n uint64
+	for bin, k := range r.Hist {
+		if k > 0 && r.Case.ModelForbids(bin) {
+			n += k
+		}
 	}
-	return r.Count(Target) + r.Count(OtherWeak)
+	return n
 }
 
 // Rate is instances counted per second of launch time.
@@ -156,6 +157,9 @@ type BinCount struct {
 	Outcome string `json:"outcome"`
 	Class   string `json:"class"`
 	Count   uint64 `json:"count"`
+	// Model is the PTX memory model's verdict of the outcome in this
+	// placement: "allowed" or "forbidden".
+	Model string `json:"model"`
 }
 
 // Histogram lists the outcomes observed, most frequent first.
@@ -164,7 +168,11 @@ func (r *Result) Histogram() []BinCount {
 	var out []BinCount
 	for bin, k := range r.Hist {
 		if k > 0 {
-			out = append(out, BinCount{Outcome: m.Text(bin), Class: m.Class(bin).String(), Count: k})
+			verdict := Allowed
+			if r.Case.ModelForbids(bin) {
+				verdict = Forbidden
+			}
+			out = append(out, BinCount{Outcome: m.Text(bin), Class: m.Class(bin).String(), Count: k, Model: verdict.String()})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })

@@ -164,6 +164,24 @@ func widened(prog *ptxmodel.Program) *ptxmodel.Program {
 	return &w
 }
 
+var allowedBins sync.Map // verdictKey → map[int]bool
+
+// ModelForbids reports whether the model forbids the outcome of histogram
+// bin in the case's placement: no consistent execution of the test there
+// ends in it. Bins of values no operation writes are forbidden too.
+func (c Case) ModelForbids(bin int) bool {
+	k := verdictKey{c.Test, c.Place.String()}
+	if m, ok := allowedBins.Load(k); ok {
+		return !m.(map[int]bool)[bin]
+	}
+	allowed, err := c.Place.ModelOutcomes(c.Test)
+	if err != nil {
+		panic(fmt.Sprintf("litmus: %s %s: the model cannot judge it: %v", c.Test.Name(), c.Place, err))
+	}
+	m, _ := allowedBins.LoadOrStore(k, allowed)
+	return !m.(map[int]bool)[bin]
+}
+
 // ModelOutcomes lists the outcomes (the test's observations, as the
 // histogram encodes them) the model allows for t in p.
 func (p Placement) ModelOutcomes(t *Test) (map[int]bool, error) {

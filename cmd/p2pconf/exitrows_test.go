@@ -171,6 +171,11 @@ func TestEveryExitRowHasACase(t *testing.T) {
 			return code, out + errOut
 		}},
 
+		{"litmus check", exitOK, "condition holds", inProcess(nil, "litmus", "check", "testdata/litmus/mp-acquire.litmus")},
+		{"litmus check", exitFailure, "condition does not hold", inProcess(nil, "litmus", "check", "testdata/litmus/mp-relaxed.litmus")},
+		{"litmus check", exitUsage, "barrier.litmus:5: P0: \"bar.cta.sync 0\": barriers are not judged", inProcess(nil, "litmus", "check", "testdata/litmus/barrier.litmus")},
+		{"litmus check", exitIncomplete, "undefined: a mixed-size data race", inProcess(nil, "litmus", "check", "testdata/litmus/mixed-size.litmus")},
+
 		{"version", exitOK, "p2pconf ", inProcess(nil, "version")},
 		{"version", exitUsage, "version takes no arguments", inProcess(nil, "version", "x")},
 

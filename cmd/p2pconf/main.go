@@ -15,6 +15,7 @@
 //	p2pconf ticket [-o FILE.tar.gz] [--redact] RUN_DIR
 //	p2pconf preflight [--run NAME] [--verdict FILE] [--textfile DIR] [--features FILE]
 //	p2pconf preflight status [--max-age D] PATH
+//	p2pconf litmus check [-json] [-v] FILE...
 //	p2pconf version
 //
 // Every command's exit statuses are in one table (exitcodes.go), printed by
@@ -79,6 +80,12 @@ commands:
         verdict.json (PASS, WARN, FAIL or UNKNOWN per GPU, pair and node, with
         actions and likely causes) beside the reports; preflight status PATH
         prints one line about a verdict (p2pconf preflight --help)
+  litmus check [-json] [-v] FILE...
+        judge litmus tests written in the PTX litmus text format of herd and
+        Dat3M with the suite's executable PTX memory model: for each, whether
+        its outcome is allowed or forbidden, the axiom that forbids it or an
+        execution that allows it, and any data race (docs/litmus.md, "Checking
+        a litmus test"); - reads standard input
   tune [-envs N] [-time D] [-mutant-budget D] [-o FILE] [-suite-binary BIN]
         search random litmus testing environments on this machine (the
         ordering suite's mutants between CTAs of one GPU, each environment
@@ -151,6 +158,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		"ticket":    cmdTicket,
 		"preflight": cmdPreflight,
 		"tune":      cmdTune,
+		"litmus":    cmdLitmus,
 		"version":   cmdVersion,
 	}
 	name := args[0]

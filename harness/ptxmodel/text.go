@@ -146,6 +146,9 @@ func (ps *parser) parseInit() error {
 		if decl == "" {
 			continue
 		}
+		if strings.Contains(decl, " aliases ") {
+			return ps.fail(start, "%q: proxies and aliases are not judged by the model", decl)
+		}
 		lhs, rhs, ok := strings.Cut(decl, "=")
 		if !ok {
 			return ps.fail(start, "initial value %q: expected name=value", decl)

@@ -42,8 +42,9 @@ var knownPrefixes = []string{LabelID, LabelSuite, LabelKind, LabelGPUs, LabelGPU
 var knownPlain = map[string]bool{Slow: true}
 
 // variantKey is the form of a variant key: short lower-case words of
-// letters and digits joined by hyphens.
-var variantKey = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+// letters and digits joined by hyphens, in parts joined by dots (the
+// generated litmus space: "wrc.tb-01-2.scope-cta.relaxed").
+var variantKey = regexp.MustCompile(`^[a-z0-9]+([.-][a-z0-9]+)*$`)
 
 // MaxVariantKey is the longest variant key allowed, in bytes.
 const MaxVariantKey = 64

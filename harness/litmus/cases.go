@@ -150,6 +150,9 @@ func (c Case) Labels() []string {
 // acq-sys-ctas", "sb-f-sc-sys-host-gh", "mp-rlx-sys-rlx-sys-pair-ab-ba":
 // threads on A and B, x in B's memory and y in A's).
 func (c Case) Key() string {
+	if c.Test.Generated != nil {
+		return spaceKey(c.Test, c.Place)
+	}
 	words := strings.FieldsFunc(strings.ToLower(c.Test.Name()), func(r rune) bool {
 		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
 	})

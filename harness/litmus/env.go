@@ -19,11 +19,14 @@ type Env struct {
 	// HostInstances replaces Instances when a host thread takes part: the
 	// host plays its instances one after another.
 	HostInstances int
-	Block         int           // threads per CTA (a power of two)
-	Stride        int           // bytes between two locations (a multiple of 4)
-	FirstIters    int           // iterations of the first launch
-	LaunchTime    time.Duration // what later launches aim for
-	Timeout       time.Duration // bound of every wait inside a launch
+	Block         int // threads per CTA (a power of two)
+	// WarpSize is how far apart the lanes of two roles of one CTA must be
+	// to run on different warps: 32 on a GPU, 1 on the fake, which has none.
+	WarpSize   int
+	Stride     int           // bytes between two locations (a multiple of 4)
+	FirstIters int           // iterations of the first launch
+	LaunchTime time.Duration // what later launches aim for
+	Timeout    time.Duration // bound of every wait inside a launch
 	// HostWorkers is how many host goroutines play the host threads, each
 	// for its own share of the instances; 0 sizes it to the machine
 	// (HostWorkersFor).
@@ -59,7 +62,9 @@ func (e Env) For(c Case) Env {
 	e.Instances, e.Block, e.Stride = k.Instances, k.Block, k.Stride
 	e.Stress = e.Stress || k.Stress
 	e.StressLines = k.StressLines
-	e.Every = k.Roles == litmusenv.RolesEvery && len(c.Test.Threads) > 1
+	// Threads grouped into one CTA need every role in every thread: that
+	// layout is the one that puts the roles of a group in one CTA.
+	e.Every = (k.Roles == litmusenv.RolesEvery || c.Place.Groups.Shared()) && len(c.Test.Threads) > 1
 	e.Interleaved = k.Layout == litmusenv.LayoutInterleaved
 	e.PreIters = k.PreStressIterations
 	e.Bits = uint32(k.CTAShufflePct)<<envShiftShuffle | uint32(k.BarrierSpinPct)<<envShiftSpin | uint32(k.PreStressPct)<<envShiftPre
@@ -161,6 +166,7 @@ func DefaultEnv(cfg machine.Config, s Settings) Env {
 		LaunchTime:    100 * time.Millisecond,
 		Timeout:       2 * time.Second,
 		StressLines:   1 << 14,
+		WarpSize:      32,
 		Evidence:      s,
 	}
 	e.Stress = cfg.LitmusStress
@@ -172,7 +178,7 @@ func DefaultEnv(cfg machine.Config, s Settings) Env {
 		e.Instances, e.HostInstances, e.Block, e.Stride = 16, 16, 16, 16
 		e.FirstIters, e.LaunchTime, e.HostWorkers = 4, time.Millisecond, 1
 		e.Timeout, e.StressLines = 5*time.Second, 64
-		e.Stress = false
+		e.Stress, e.WarpSize = false, 1
 		// The fake keeps the file's choices but not its sizes: 16
 		// instances in CTAs of 4 threads (so every role of a three-thread
 		// test finds its own CTA), a few pre-stress accesses, no stress.

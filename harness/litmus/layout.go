@@ -24,10 +24,16 @@ import "github.com/p2pconf/p2pconf/kernels"
 //
 // With every role in every thread (envEvery, between CTAs only), testing
 // thread (CTA c, lane t) of C testing CTAs of B threads plays, for each role
-// r in order, role r of instance ((c' − r·d) mod C)·B + σ_r(t): c' is c or,
-// in shuffled iterations, (c·sa + sb) mod C; d is odd, so the roles of an
-// instance lie in r different CTAs; σ_r is the identity or, with
-// envPermuteLanes, (t·rm_r + rc_r) mod B.
+// r in order, role r of instance ((c' − g_r·d) mod C)·B + σ_r(t ⊕ j_r·B/4):
+// c' is c or, in shuffled iterations, (c·sa + sb) mod C; d is odd, so the
+// roles of different CTA groups g lie in different CTAs; σ_r is the
+// identity or, with envPermuteLanes, (t·rm_l + rc_l) mod B with l the
+// first role of r's group. A role's group g_r, its position j_r in the
+// group and that first role l come from lt_groups (packGroups): without a
+// grouping every role is a group of its own (g_r = l = r, j_r = 0), so
+// every role of an instance runs in another CTA; roles of one group run in
+// one CTA, and, since they share σ and differ in the top two bits of the
+// lane, on threads B/4 apart: different warps when B ≥ 128.
 const (
 	ctlStride  = 128
 	ctlEpoch   = 0
@@ -159,18 +165,61 @@ func newEvery(seed, k, ctas, block, env uint32) every {
 		sa: (mix(seed, k, saltShufMul) | 1) & cm, sb: mix(seed, k, saltShufAdd) & cm, d: (mix(seed, k, saltStripe) | 1) & cm}
 }
 
-// instance is the instance whose role r thread (cta, lane) plays.
-func (e every) instance(p perm, r int, cta, lane uint32) uint32 {
+// instance is the instance whose role r thread (cta, lane) plays, with
+// the roles grouped into CTAs as groups (packGroups) says.
+func (e every) instance(p perm, groups uint32, r int, cta, lane uint32) uint32 {
 	cm, bm := e.ctas-1, e.block-1
+	g, j, lead := groupOf(groups, r)
 	c := cta
 	if e.shuffle {
 		c = (cta*e.sa + e.sb) & cm
 	}
-	t := lane
+	t := lane ^ (j * (e.block / 4))
 	if e.permute {
-		t = (lane*p.roleMul[r] + p.roleAdd[r]) & bm
+		t = (t*p.roleMul[lead] + p.roleAdd[lead]) & bm
 	}
-	return ((c-uint32(r)*e.d)&cm)*e.block + t
+	return ((c-g*e.d)&cm)*e.block + t
+}
+
+// packGroups packs a grouping of n roles for lt_groups, 8 bits a role: its
+// CTA group (bits 0-1), its position in the group (bits 2-3) and the first
+// role of its group (bits 4-5). Nil is every role in a group of its own.
+func packGroups(g Grouping, n int) uint32 {
+	var v uint32
+	for r := 0; r < n; r++ {
+		group, pos, lead := r, 0, r
+		if g != nil {
+			group, lead = g[r], -1
+			for q := 0; q < r; q++ {
+				if g[q] == g[r] {
+					pos++
+					if lead < 0 {
+						lead = q
+					}
+				}
+			}
+			if lead < 0 {
+				lead = r
+			}
+		}
+		v |= uint32(group|pos<<2|lead<<4) << (8 * r)
+	}
+	return v
+}
+
+// ungrouped is lt_groups without a grouping: every role a group of its
+// own. A zero lt_groups means the same, so that launch arguments that
+// leave it out keep the roles in CTAs of their own.
+var ungrouped = packGroups(nil, maxRoles)
+
+// groupOf unpacks role r's CTA group, position in the group and the first
+// role of its group.
+func groupOf(groups uint32, r int) (g, j uint32, lead int) {
+	if groups == 0 {
+		groups = ungrouped
+	}
+	b := groups >> (8 * r)
+	return b & 3, b >> 2 & 3, int(b >> 4 & 3)
 }
 
 // instance is the instance that slot s of role r plays.
@@ -210,6 +259,7 @@ var fixedParams = []kernels.Param{
 	kernels.P("lt_timeout_ns", kernels.U64),
 	kernels.P("lt_env", kernels.U32),
 	kernels.P("lt_pre_iters", kernels.U32),
+	kernels.P("lt_groups", kernels.U32),
 }
 
 // launchArgs are one GPU party's kernel arguments, in parameter order.
@@ -221,6 +271,7 @@ type launchArgs struct {
 	stressLines, stride              uint32
 	timeoutNS                        uint64
 	env, preIters                    uint32 // lt_env bits and fields, pre-stress iterations
+	groups                           uint32 // lt_groups: packGroups
 }
 
 func (a launchArgs) list() []uint64 {
@@ -228,7 +279,7 @@ func (a launchArgs) list() []uint64 {
 	return append(out, a.regs, a.hist, a.ctl, a.bar, a.stress,
 		uint64(a.n), uint64(a.iters), uint64(a.seed), uint64(a.party), uint64(a.parties),
 		uint64(a.roles), uint64(a.nroles), uint64(a.collect), uint64(a.testCTAs),
-		uint64(a.stressLines), uint64(a.stride), a.timeoutNS, uint64(a.env), uint64(a.preIters))
+		uint64(a.stressLines), uint64(a.stride), a.timeoutNS, uint64(a.env), uint64(a.preIters), uint64(a.groups))
 }
 
 func parseArgs(locs int, args []uint64) launchArgs {
@@ -238,7 +289,7 @@ func parseArgs(locs int, args []uint64) launchArgs {
 	a.n, a.iters, a.seed, a.party, a.parties = uint32(r[5]), uint32(r[6]), uint32(r[7]), uint32(r[8]), uint32(r[9])
 	a.roles, a.nroles, a.collect, a.testCTAs = uint32(r[10]), uint32(r[11]), uint32(r[12]), uint32(r[13])
 	a.stressLines, a.stride, a.timeoutNS = uint32(r[14]), uint32(r[15]), r[16]
-	a.env, a.preIters = uint32(r[17]), uint32(r[18])
+	a.env, a.preIters, a.groups = uint32(r[17]), uint32(r[18]), uint32(r[19])
 	return a
 }
 

@@ -5,6 +5,7 @@ package litmus
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -120,7 +121,7 @@ func TestPTXReadsInsideThePollLoop(t *testing.T) {
 // lane computation of role r to that of role r+1 (or the register stores).
 func everyRoleSection(ptx string, r, roles int) string {
 	sec := section(ptx, "EVERY:", "\tbra BARRIER;")
-	parts := strings.Split(sec, "\tmov.u32 %s4, %u_tid;\n")
+	parts := regexp.MustCompile(`// role \d+, every role in every thread\n`).Split(sec, -1)
 	if len(parts) != roles+1 {
 		return ""
 	}

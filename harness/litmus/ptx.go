@@ -135,7 +135,7 @@ func (g *ptxGen) prologue() {
 	g.ins(".reg .b32 %%s<12>;")
 	g.ins(".reg .b64 %%sd<8>;")
 	g.ins(".reg .b32 %%u_n, %%u_nmask, %%u_iters, %%u_seed, %%u_party, %%u_parties, %%u_roles, %%u_nroles;")
-	g.ins(".reg .b32 %%u_collect, %%u_test_ctas, %%u_stress_lines, %%u_stride, %%u_env, %%u_pre_iters;")
+	g.ins(".reg .b32 %%u_collect, %%u_test_ctas, %%u_stress_lines, %%u_stride, %%u_env, %%u_pre_iters, %%u_groups;")
 	g.ins(".reg .b32 %%u_cmask, %%u_bmask, %%u_sa, %%u_sb, %%u_d, %%u_c, %%u_spins, %%u_pct;")
 	g.ins(".reg .b32 %%u_ir<%d>;", T)
 	g.ins(".reg .b32 %%u_tid, %%u_ntid, %%u_cta, %%u_nctas, %%u_gtid, %%u_nt, %%u_items;")
@@ -160,7 +160,7 @@ func (g *ptxGen) prologue() {
 		g.ins("ld.param.u64 %%d_%s, [lt_%s];", p, p)
 		g.ins("cvta.to.global.u64 %%d_%s, %%d_%s;", p, p)
 	}
-	for _, p := range []string{"n", "iters", "seed", "party", "parties", "roles", "nroles", "collect", "test_ctas", "stress_lines", "stride", "env", "pre_iters"} {
+	for _, p := range []string{"n", "iters", "seed", "party", "parties", "roles", "nroles", "collect", "test_ctas", "stress_lines", "stride", "env", "pre_iters", "groups"} {
 		g.ins("ld.param.u32 %%u_%s, [lt_%s];", p, p)
 	}
 	g.ins("ld.param.u64 %%d_timeout, [lt_timeout_ns];")
@@ -410,11 +410,31 @@ func (g *ptxGen) everyRole() {
 	g.ins("mov.u32 %%u_c, %%u_cta;")
 	g.ins("@%%q_shuf mad.lo.u32 %%u_c, %%u_cta, %%u_sa, %%u_sb;")
 	g.ins("and.b32 %%u_c, %%u_c, %%u_cmask;")
+	g.ins("setp.eq.u32 %%sp2, %%u_groups, 0;")
+	g.ins("@%%sp2 mov.u32 %%u_groups, 0x%08X;", ungrouped)
 	for r, th := range g.t.Threads {
-		g.ins("mov.u32 %%s4, %%u_tid;")
-		g.ins("@%%q_perm mad.lo.u32 %%s4, %%u_tid, %%u_rm%d, %%u_rc%d;", r, r)
+		g.line(fmt.Sprintf("// role %d, every role in every thread", r))
+		// lane: tid ⊕ j·B/4, permuted as the group's first role permutes
+		g.ins("shr.u32 %%s6, %%u_groups, %d;", 8*r+2)
+		g.ins("and.b32 %%s6, %%s6, 3;")
+		g.ins("shr.u32 %%s7, %%u_ntid, 2;")
+		g.ins("mul.lo.u32 %%s6, %%s6, %%s7;")
+		g.ins("xor.b32 %%s4, %%u_tid, %%s6;")
+		g.ins("shr.u32 %%s7, %%u_groups, %d;", 8*r+4)
+		g.ins("and.b32 %%s7, %%s7, 3;")
+		g.ins("mov.u32 %%s8, %%u_rm0;")
+		g.ins("mov.u32 %%s9, %%u_rc0;")
+		for l := 1; l < len(g.t.Threads); l++ {
+			g.ins("setp.eq.u32 %%sp2, %%s7, %d;", l)
+			g.ins("@%%sp2 mov.u32 %%s8, %%u_rm%d;", l)
+			g.ins("@%%sp2 mov.u32 %%s9, %%u_rc%d;", l)
+		}
+		g.ins("@%%q_perm mad.lo.u32 %%s4, %%s4, %%s8, %%s9;")
 		g.ins("and.b32 %%s4, %%s4, %%u_bmask;")
-		g.ins("mul.lo.u32 %%s5, %%u_d, %d;", r)
+		// CTA: c' − g·d
+		g.ins("shr.u32 %%s5, %%u_groups, %d;", 8*r)
+		g.ins("and.b32 %%s5, %%s5, 3;")
+		g.ins("mul.lo.u32 %%s5, %%u_d, %%s5;")
 		g.ins("sub.u32 %%s5, %%u_c, %%s5;")
 		g.ins("and.b32 %%s5, %%s5, %%u_cmask;")
 		g.ins("mad.lo.u32 %%u_i, %%s5, %%u_ntid, %%s4;")

@@ -80,6 +80,11 @@ func (e ptxEval) run(t *testing.T, text string, watch func(line string)) {
 			e[d] = min(get(1), get(2))
 		case "mul.wide.u32":
 			e[d] = get(1) * get(2)
+		case "setp.eq.u32":
+			e["@"+d] = 0
+			if get(1) == get(2) {
+				e["@"+d] = 1
+			}
 		case "add.u64":
 			e[d] = get(1) + get(2)
 		}
@@ -157,7 +162,8 @@ func TestPTXLayoutMatchesGo(t *testing.T) {
 
 // With every role in every thread, the PTX and every.instance agree on the
 // instance each role of a thread plays, with and without CTA shuffle and
-// lane permutation, and on where its locations lie.
+// lane permutation, with the roles in CTAs of their own or grouped, and on
+// where its locations lie.
 func TestPTXEveryRoleMatchesGo(t *testing.T) {
 	const ctas, block, stride = 8, 16, 12
 	const n = ctas * block
@@ -166,33 +172,36 @@ func TestPTXEveryRoleMatchesGo(t *testing.T) {
 			continue
 		}
 		ptx := tt.Kernel().PTX
-		for _, k := range []uint32{0, 3} {
-			for _, bits := range []uint32{envEvery, envEvery | envPermuteLanes | 100<<envShiftShuffle} {
-				seed := uint32(0xBEEF) + k
-				p := newPerm(seed, k, n)
-				ev := newEvery(seed, k, ctas, block, bits)
-				e := ptxEval{"%u_k": uint64(k), "%u_seed": uint64(seed), "%u_n": n, "%u_nmask": n - 1, "%u_stride": stride,
-					"%u_cmask": ctas - 1, "%u_bmask": block - 1, "%u_ntid": block, "%u_cta": 5, "%u_tid": 11}
-				if ev.shuffle {
-					e["@%q_shuf"] = 1
-				}
-				if ev.permute {
-					e["@%q_perm"] = 1
-				}
-				for l := range tt.Locs {
-					e[fmt.Sprintf("%%d_loc%d", l)] = uint64(l+1) << 32
-				}
-				e.run(t, section(ptx, "ITER:", "\t@!%q_test bra STRESS;"), nil)
-				got := map[int]uint64{}
-				e.run(t, section(ptx, "EVERY:", "\tbra BARRIER;"), func(line string) {
-					var r int
-					if _, err := fmt.Sscanf(strings.TrimSpace(line), "mov.u32 %%u_ir%d, %%u_i;", &r); err == nil {
-						got[r] = e["%u_i"]
+		for _, g := range append([]Grouping{nil}, AllGroupings(len(tt.Threads))...) {
+			groups := packGroups(g, len(tt.Threads))
+			for _, k := range []uint32{0, 3} {
+				for _, bits := range []uint32{envEvery, envEvery | envPermuteLanes | 100<<envShiftShuffle} {
+					seed := uint32(0xBEEF) + k
+					p := newPerm(seed, k, n)
+					ev := newEvery(seed, k, ctas, block, bits)
+					e := ptxEval{"%u_k": uint64(k), "%u_seed": uint64(seed), "%u_n": n, "%u_nmask": n - 1, "%u_stride": stride,
+						"%u_cmask": ctas - 1, "%u_bmask": block - 1, "%u_ntid": block, "%u_cta": 5, "%u_tid": 11, "%u_groups": uint64(groups)}
+					if ev.shuffle {
+						e["@%q_shuf"] = 1
 					}
-				})
-				for r := range tt.Threads {
-					if want := ev.instance(p, r, 5, 11); got[r] != uint64(want) {
-						t.Fatalf("%s k=%d env %#x: role %d of thread (5, 11) plays instance %d in PTX, %d in Go", tt.Name(), k, bits, r, got[r], want)
+					if ev.permute {
+						e["@%q_perm"] = 1
+					}
+					for l := range tt.Locs {
+						e[fmt.Sprintf("%%d_loc%d", l)] = uint64(l+1) << 32
+					}
+					e.run(t, section(ptx, "ITER:", "\t@!%q_test bra STRESS;"), nil)
+					got := map[int]uint64{}
+					e.run(t, section(ptx, "EVERY:", "\tbra BARRIER;"), func(line string) {
+						var r int
+						if _, err := fmt.Sscanf(strings.TrimSpace(line), "mov.u32 %%u_ir%d, %%u_i;", &r); err == nil {
+							got[r] = e["%u_i"]
+						}
+					})
+					for r := range tt.Threads {
+						if want := ev.instance(p, groups, r, 5, 11); got[r] != uint64(want) {
+							t.Fatalf("%s %s k=%d env %#x: role %d of thread (5, 11) plays instance %d in PTX, %d in Go", tt.Name(), g.Key(), k, bits, r, got[r], want)
+						}
 					}
 				}
 			}

@@ -222,6 +222,9 @@ func (r *runner) plan() {
 	if n < uint32(r.env.Block) {
 		r.h.Fail(fmt.Sprintf("%s: %d instances per iteration, fewer than the %d threads of a CTA", r.t.Name(), n, r.env.Block))
 	}
+	if g := r.c.Place.Groups; g.Shared() && r.env.Block/4 < r.env.WarpSize {
+		r.h.Fail(fmt.Sprintf("%s: threads of one CTA run a quarter of the CTA apart, on different warps only in CTAs of at least %d threads (the environment has %d)", r.t.Name(), 4*r.env.WarpSize, r.env.Block))
+	}
 	if r.env.Every && int(n) < len(r.t.Threads)*r.env.Block {
 		r.h.Fail(fmt.Sprintf("%s: %d instances per iteration in CTAs of %d threads: fewer CTAs than the %d roles, which must sit in different CTAs",
 			r.t.Name(), n, r.env.Block, len(r.t.Threads)))
@@ -366,7 +369,7 @@ func (r *runner) args(roles []int, party, parties, iters, seed uint32, gp *gpuPa
 	a := launchArgs{locs: r.locs, regs: r.regs, hist: uint64(r.hist), ctl: uint64(r.ctl.Ptr),
 		n: r.n, iters: iters, seed: seed, party: party, parties: parties,
 		roles: packRoles(roles), nroles: uint32(len(roles)), stride: uint32(r.slotStride()),
-		timeoutNS: uint64(r.env.Timeout), env: r.env.Bits, preIters: uint32(r.env.PreIters)}
+		timeoutNS: uint64(r.env.Timeout), env: r.env.Bits, preIters: uint32(r.env.PreIters), groups: packGroups(r.c.Place.Groups, len(r.t.Threads))}
 	if gp != nil {
 		a.bar, a.stress, a.testCTAs = uint64(gp.bar), uint64(gp.stress), uint32(gp.testCTAs)
 		if gp.party == 0 {

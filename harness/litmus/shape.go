@@ -30,10 +30,11 @@ type Shape struct {
 
 // Step is one access of a shape's thread, or a fence point.
 type Step struct {
-	Kind OpKind // Load, Store or Fence (a fence point: only where the variant puts one)
+	Kind OpKind // Load, Store, RMW or Fence (a fence point: only where the variant puts one)
 	Loc  int
-	Val  uint32 // Store
-	Reg  int    // Load
+	Val  uint32         // Store, RMW's operand
+	Reg  int            // Load, RMW (NoReg: none)
+	Atom kernels.AtomOp // RMW
 	// Slot names the access's memory order in a variant ("t1.load"), or
 	// the fence point ("f1"); an access without a slot is relaxed.
 	Slot string
@@ -129,6 +130,9 @@ func (s *Shape) Test(v ShapeVariant, scope, fenceScope kernels.Scope) *Test {
 					sem = kernels.Release
 				}
 				ops = append(ops, Op{Kind: Store, Loc: st.Loc, Val: st.Val, Sem: sem, Scope: scope, Reg: NoReg, Src: NoReg})
+			case RMW:
+				sem := map[Order]kernels.Sem{Relaxed: kernels.Relaxed, Acquire: kernels.Acquire, Release: kernels.Release, SeqCst: kernels.Acquire}[order]
+				ops = append(ops, rmw(st.Atom, st.Loc, st.Val, st.Reg, acc{sem, scope}))
 			}
 		}
 		t.Threads = append(t.Threads, ops)

@@ -134,7 +134,7 @@ func (s *simRun) play(th kernels.Thread, gtid, k, set uint32, p perm) error {
 	inst := make([]uint32, len(s.t.Threads))
 	all := make([]map[int]uint32, len(s.t.Threads))
 	for r := range s.t.Threads {
-		inst[r] = e.instance(p, r, gtid/b, gtid%b)
+		inst[r] = e.instance(p, s.a.groups, r, gtid/b, gtid%b)
 		regs, err := s.role(th, r, inst[r], set, p)
 		if err != nil {
 			return err

@@ -331,7 +331,7 @@ func TestEveryRolePlacement(t *testing.T) {
 			seen := map[uint32]bool{}
 			for c := uint32(0); c < ctas; c++ {
 				for l := uint32(0); l < block; l++ {
-					i := e.instance(p, r, c, l)
+					i := e.instance(p, packGroups(nil, 3), r, c, l)
 					if i >= ctas*block || seen[i] {
 						t.Fatalf("iteration %d role %d: instance %d out of range or played twice", k, r, i)
 					}
@@ -377,5 +377,49 @@ func TestResultStatistics(t *testing.T) {
 	mutant.Case.Verdict = Forbidden
 	if mutant.Violations() != 0 {
 		t.Errorf("a case's verdict field decided its violations: %d", mutant.Violations())
+	}
+}
+
+// TestGroupedRolePlacement: with a grouping, each role is still a bijection
+// from threads to instances; the roles of one group of an instance run in
+// one CTA on different warps, those of different groups in different CTAs.
+func TestGroupedRolePlacement(t *testing.T) {
+	const ctas, block, warp = 8, 128, 32
+	for _, n := range []int{2, 3, 4} {
+		for _, g := range AllGroupings(n) {
+			groups := packGroups(g, n)
+			for k := uint32(0); k < 5; k++ {
+				p := newPerm(11, k, ctas*block)
+				e := newEvery(11, k, ctas, block, envPermuteLanes|50<<envShiftShuffle)
+				type where struct{ cta, lane uint32 }
+				at := map[uint32][]where{}
+				for r := 0; r < n; r++ {
+					seen := map[uint32]bool{}
+					for c := uint32(0); c < ctas; c++ {
+						for l := uint32(0); l < block; l++ {
+							i := e.instance(p, groups, r, c, l)
+							if i >= ctas*block || seen[i] {
+								t.Fatalf("%s role %d: instance %d out of range or played twice", g.Key(), r, i)
+							}
+							seen[i] = true
+							at[i] = append(at[i], where{c, l})
+						}
+					}
+				}
+				for i, ws := range at {
+					for a := 0; a < n; a++ {
+						for b := a + 1; b < n; b++ {
+							sameCTA := ws[a].cta == ws[b].cta
+							if g[a] == g[b] && (!sameCTA || ws[a].lane/warp == ws[b].lane/warp) {
+								t.Fatalf("%s instance %d: roles %d and %d of one group at %v and %v", g.Key(), i, a, b, ws[a], ws[b])
+							}
+							if g[a] != g[b] && sameCTA {
+								t.Fatalf("%s instance %d: roles %d and %d of different groups in CTA %d", g.Key(), i, a, b, ws[a].cta)
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }

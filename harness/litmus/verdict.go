@@ -5,6 +5,7 @@ package litmus
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/p2pconf/p2pconf/harness/ptxmodel"
@@ -41,22 +42,50 @@ type ModelVerdict struct {
 	Result  *ptxmodel.Result
 }
 
-var verdicts sync.Map // verdictKey → ModelVerdict
+var verdicts sync.Map // coverageKey → ModelVerdict
 
-type verdictKey struct {
-	t     *Test
-	place string
+// coverageKey names a model program by what its verdicts depend on: its
+// operations, its condition, and for every strong operation the threads its
+// scope covers. The model reads a thread's place only through scope
+// inclusion (ptxmodel.Place.Includes), so programs with equal keys have
+// equal verdicts and outcomes: the generated space places one test in many
+// groupings that cover the same threads, and the model runs once for them.
+func coverageKey(prog *ptxmodel.Program) string {
+	var b strings.Builder
+	for i, th := range prog.Threads {
+		fmt.Fprintf(&b, "T%d:%d;", i, len(th.Regs))
+		for _, op := range th.Ops {
+			covers := 0
+			for j, other := range prog.Threads {
+				if op.Kind == ptxmodel.Local || op.Sem == kernels.Weak {
+					break
+				}
+				if th.Place.Includes(op.Scope, other.Place) {
+					covers |= 1 << j
+				}
+			}
+			sys := th.Place.Host && op.Scope == kernels.Sys // a host thread's scope is the system's
+			fmt.Fprintf(&b, "%d/%d/%d/%d/%d/%v/%v/%d/%d/%v/%x/%v;", op.Kind, op.Sem, op.Loc, op.Size, op.Reg,
+				op.Val, op.Cmp, op.Atom, op.Local, op.Reduction, covers, sys)
+		}
+	}
+	fmt.Fprintf(&b, "locs:%d;cond:%+v", len(prog.Locs), prog.Cond)
+	return b.String()
 }
 
-// ModelVerdict runs the model for t in p (once per test and placement).
-// It panics on a test the model cannot read: the catalogue is code, held by
-// its unit tests.
+// ModelVerdict runs the model for t in p (once per distinct model program,
+// coverageKey). It panics on a test the model cannot read: the catalogue is
+// code, held by its unit tests.
 func (p Placement) ModelVerdict(t *Test) ModelVerdict {
-	k := verdictKey{t, p.String()}
-	if v, ok := verdicts.Load(k); ok {
-		return v.(ModelVerdict)
-	}
 	prog := p.Program(t)
+	prog.Name = ""
+	k := coverageKey(prog)
+	prog.Name = t.Name()
+	if v, ok := verdicts.Load(k); ok {
+		mv := v.(ModelVerdict)
+		mv.Program = prog
+		return mv
+	}
 	res, err := ptxmodel.Check(prog)
 	if err != nil {
 		panic(fmt.Sprintf("litmus: %s %s: the model cannot judge it: %v", t.Name(), p, err))
@@ -166,6 +195,11 @@ func widened(prog *ptxmodel.Program) *ptxmodel.Program {
 
 var allowedBins sync.Map // verdictKey → map[int]bool
 
+type verdictKey struct {
+	t     *Test
+	place string
+}
+
 // ModelForbids reports whether the model forbids the outcome of histogram
 // bin in the case's placement: no consistent execution of the test there
 // ends in it. Bins of values no operation writes are forbidden too.
@@ -174,12 +208,36 @@ func (c Case) ModelForbids(bin int) bool {
 	if m, ok := allowedBins.Load(k); ok {
 		return !m.(map[int]bool)[bin]
 	}
-	allowed, err := c.Place.ModelOutcomes(c.Test)
+	allowed, err := c.Place.modelOutcomes(c.Test)
 	if err != nil {
 		panic(fmt.Sprintf("litmus: %s %s: the model cannot judge it: %v", c.Test.Name(), c.Place, err))
 	}
 	m, _ := allowedBins.LoadOrStore(k, allowed)
 	return !m.(map[int]bool)[bin]
+}
+
+var outcomes sync.Map // outcomesKey → map[int]bool
+
+type outcomesKey struct {
+	t        *Test
+	coverage string
+}
+
+// modelOutcomes is ModelOutcomes once per test and distinct model program
+// (coverageKey).
+func (p Placement) modelOutcomes(t *Test) (map[int]bool, error) {
+	prog, _ := p.program(t)
+	prog.Name = ""
+	k := outcomesKey{t, coverageKey(prog)}
+	if m, ok := outcomes.Load(k); ok {
+		return m.(map[int]bool), nil
+	}
+	m, err := p.ModelOutcomes(t)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := outcomes.LoadOrStore(k, m)
+	return actual.(map[int]bool), nil
 }
 
 // ModelOutcomes lists the outcomes (the test's observations, as the

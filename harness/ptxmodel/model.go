@@ -75,7 +75,7 @@ func (x *exec) inScopeOf(a, b int) bool {
 	if ea.thread < 0 || eb.thread < 0 {
 		return true
 	}
-	return x.p.Threads[ea.thread].Place.includes(ea.scope, x.p.Threads[eb.thread].Place)
+	return x.p.Threads[ea.thread].Place.Includes(ea.scope, x.p.Threads[eb.thread].Place)
 }
 
 // morallyStrong: "Two operations are said to be morally strong relative to

@@ -43,8 +43,8 @@ func (p Place) String() string {
 	return fmt.Sprintf("cta %d, gpu %d", p.CTA, p.GPU)
 }
 
-// includes reports whether scope s of a thread at p includes a thread at q.
-func (p Place) includes(s kernels.Scope, q Place) bool {
+// Includes reports whether scope s of a thread at p includes a thread at q.
+func (p Place) Includes(s kernels.Scope, q Place) bool {
 	switch {
 	case s == kernels.Sys:
 		return true

@@ -34,6 +34,20 @@ func (r rel) add(a, b int)      { r[a] |= 1 << uint(b) }
 
 func (r rel) clone() rel { return append(rel(nil), r...) }
 
+// withEdge is the transitive closure of r plus a→b, for a transitively
+// closed r: every event that reaches a (and a) now reaches b and all b
+// reaches.
+func (r rel) withEdge(a, b int) rel {
+	out := r.clone()
+	to := r[b] | 1<<uint(b)
+	for p := range out {
+		if p == a || out[p].has(a) {
+			out[p] |= to
+		}
+	}
+	return out
+}
+
 // union is r | o.
 func (r rel) union(o rel) rel {
 	out := r.clone()

@@ -132,6 +132,9 @@ func exploreRF(base *exec, rf []int, succeed map[[2]int]bool, visit func(*candid
 
 // eachSCOrder calls f with every Fence-SC order: an acyclic (transitively
 // closed) order relating every morally strong pair of fence.sc events.
+// It orients the pairs one at a time and keeps the order closed, so a pair
+// transitivity already orients has one way only and no branch ever closes
+// a cycle: it visits each acyclic orientation once, not all 2^pairs.
 func eachSCOrder(x *exec, f func(rel) bool) bool {
 	var pairs [][2]int
 	for a, ea := range x.ev {
@@ -141,24 +144,18 @@ func eachSCOrder(x *exec, f func(rel) bool) bool {
 			}
 		}
 	}
-	for mask := 0; mask < 1<<len(pairs); mask++ {
-		r := newRel(len(x.ev))
-		for i, pr := range pairs {
-			if mask&(1<<i) != 0 {
-				r.add(pr[0], pr[1])
-			} else {
-				r.add(pr[1], pr[0])
-			}
+	var orient func(i int, r rel) bool
+	orient = func(i int, r rel) bool {
+		if i == len(pairs) {
+			return f(r)
 		}
-		r = r.plus()
-		if ok, _ := r.irreflexive(); !ok {
-			continue
+		a, b := pairs[i][0], pairs[i][1]
+		if r.has(a, b) || r.has(b, a) {
+			return orient(i+1, r)
 		}
-		if !f(r) {
-			return false
-		}
+		return orient(i+1, r.withEdge(a, b)) && orient(i+1, r.withEdge(b, a))
 	}
-	return true
+	return orient(0, newRel(len(x.ev)))
 }
 
 // eachCoherence calls f with every coherence order: initial writes first;
@@ -186,24 +183,19 @@ func eachCoherence(x *exec, f func(rel) bool) bool {
 			}
 		}
 	}
-	for mask := 0; mask < 1<<len(pairs); mask++ {
-		r := base.clone()
-		for i, pr := range pairs {
-			if mask&(1<<i) != 0 {
-				r.add(pr[0], pr[1])
-			} else {
-				r.add(pr[1], pr[0])
-			}
+	// as eachSCOrder: orient pair by pair, keeping the order closed
+	var orient func(i int, r rel) bool
+	orient = func(i int, r rel) bool {
+		if i == len(pairs) {
+			return f(r)
 		}
-		co := r.plus()
-		if ok, _ := co.irreflexive(); !ok {
-			continue
+		a, b := pairs[i][0], pairs[i][1]
+		if r.has(a, b) || r.has(b, a) {
+			return orient(i+1, r)
 		}
-		if !f(co) {
-			return false
-		}
+		return orient(i+1, r.withEdge(a, b)) && orient(i+1, r.withEdge(b, a))
 	}
-	return true
+	return orient(0, base.plus())
 }
 
 // finalStates are the registers with every choice of a final value per

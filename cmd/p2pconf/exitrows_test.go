@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/p2pconf/p2pconf/harness/pldi26"
 	"github.com/p2pconf/p2pconf/harness/report"
 )
 
@@ -175,6 +176,16 @@ func TestEveryExitRowHasACase(t *testing.T) {
 		{"litmus check", exitFailure, "condition does not hold", inProcess(nil, "litmus", "check", "testdata/litmus/mp-relaxed.litmus")},
 		{"litmus check", exitUsage, "barrier.litmus:5: P0: \"bar.cta.sync 0\": barriers are not judged", inProcess(nil, "litmus", "check", "testdata/litmus/barrier.litmus")},
 		{"litmus check", exitIncomplete, "undefined: a mixed-size data race", inProcess(nil, "litmus", "check", "testdata/litmus/mixed-size.litmus")},
+
+		{"litmus table", exitOK, "Rows both models forbid: 98; seen here: 0.", func(t *testing.T) (int, string) {
+			code, out, errOut := p2pconf(t, "litmus", "table", tableRun(t, func(pldi26.Row) float64 { return 0 }))
+			return code, out + errOut
+		}},
+		{"litmus table", exitUsage, "table takes one run folder", inProcess(nil, "litmus", "table")},
+		{"litmus table", exitIncomplete, "holds no result of the table's", func(t *testing.T) (int, string) {
+			code, out, errOut := p2pconf(t, "litmus", "table", "-gpu", "1", tableRun(t, func(pldi26.Row) float64 { return 0 }))
+			return code, out + errOut
+		}},
 
 		{"version", exitOK, "p2pconf ", inProcess(nil, "version")},
 		{"version", exitUsage, "version takes no arguments", inProcess(nil, "version", "x")},

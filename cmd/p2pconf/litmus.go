@@ -42,15 +42,19 @@ type litmusRaceJSON struct {
 }
 
 // cmdLitmus is p2pconf litmus: "check FILE..." judges litmus tests with the
-// PTX memory model.
+// PTX memory model; "table RUN" puts a run's results beside the PLDI 2026
+// table (cmdLitmusTable).
 func cmdLitmus(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "table" {
+		return cmdLitmusTable(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "check" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fs := flags("litmus check", stderr)
 			fs.Usage()
 			return nil
 		}
-		return usageErr("the only subcommand is check: litmus check [-json] [-v] FILE...")
+		return usageErr("the subcommands are check and table: litmus check [-json] [-v] FILE..., litmus table [-json] [-gpu N] RUN")
 	}
 	fs := flags("litmus check", stderr)
 	asJSON := fs.Bool("json", false, "print each test's answer as JSON, one object per line")

@@ -320,7 +320,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	fs := flags("plan", stderr)
 	preset := fs.String("preset", "", "plan the spec list of this fake preset (h200x2, nvlink8, single, ...) instead of this machine's")
 	modelFile := fs.String("model", "", "time model JSON (default: the built-in H200 figures)")
-	profile := fs.String("profile", "", "litmus profile of the model: default or certify (default: $P2PCONF_LITMUS_PROFILE, else default)")
+	profile := fs.String("profile", "", "litmus profile: default, certify or space; it decides the litmus specs listed and the time model's targets (default: $P2PCONF_LITMUS_PROFILE, else default)")
 	limitText := fs.String("j", "0", "most processes at once (0: no limit)")
 	serial := fs.Bool("serial", false, "plan one process per suite with every GPU, one after another")
 	bothWays := fs.Bool("both-ways", false, "play both directions of a pair in one process per suite (what preflight runs)")
@@ -406,7 +406,10 @@ func suiteNames(set suiteSet) []string {
 }
 
 // loadModel reads the time model: file, else the built-in H200 figures,
-// with the litmus profile of -profile or P2PCONF_LITMUS_PROFILE.
+// with the litmus profile of -profile or P2PCONF_LITMUS_PROFILE. A profile
+// given as a flag becomes this process's P2PCONF_LITMUS_PROFILE, which the
+// suites inherit: the profile decides which litmus specs exist (the space
+// profile lists the whole generated space), not only their targets.
 func loadModel(file, profile string) (timemodel.Config, error) {
 	m := timemodel.H200()
 	if file != "" {
@@ -424,6 +427,9 @@ func loadModel(file, profile string) (timemodel.Config, error) {
 	m, err := m.WithProfile(profile)
 	if err != nil {
 		return m, usageErr("%v", err)
+	}
+	if err := os.Setenv(litmus.EnvProfile, profile); err != nil {
+		return m, fmt.Errorf("setting %s: %w", litmus.EnvProfile, err)
 	}
 	return m, nil
 }

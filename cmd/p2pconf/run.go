@@ -60,7 +60,8 @@ which processes ran together.
                        same test there; all: every pair's own mutants
   --dry-run            print the schedule and the time model's prediction; run nothing
   --model FILE         time model for --dry-run (default: the H200 figures)
-  --profile P          litmus profile of the model: default or certify
+  --profile P          litmus profile: default, certify or space (the whole
+                       generated litmus space); sets P2PCONF_LITMUS_PROFILE
   --keep               keep the suite binaries built from a checkout (their
                        folder is named at the end); by default it is removed
   --ginkgo.FLAG        passed to every suite binary, e.g. --ginkgo.v or

@@ -214,6 +214,9 @@ func sameShape(a, b *Test) bool {
 
 // Siblings lists the forbidden cases a mutant case gives power to.
 func (c Case) Siblings() []Case {
+	if c.Test.Generated != nil {
+		return c.spaceSiblings()
+	}
 	var all []Case
 	switch {
 	case c.Pair != nil:

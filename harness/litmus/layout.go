@@ -29,7 +29,7 @@ import "github.com/p2pconf/p2pconf/kernels"
 // roles of different CTA groups g lie in different CTAs; σ_r is the
 // identity or, with envPermuteLanes, (t·rm_l + rc_l) mod B with l the
 // first role of r's group. A role's group g_r, its position j_r in the
-// group and that first role l come from lt_groups (packGroups): without a
+// group and that first role l come from lt_groups (PackGroups): without a
 // grouping every role is a group of its own (g_r = l = r, j_r = 0), so
 // every role of an instance runs in another CTA; roles of one group run in
 // one CTA, and, since they share σ and differ in the top two bits of the
@@ -166,7 +166,7 @@ func newEvery(seed, k, ctas, block, env uint32) every {
 }
 
 // instance is the instance whose role r thread (cta, lane) plays, with
-// the roles grouped into CTAs as groups (packGroups) says.
+// the roles grouped into CTAs as groups (PackGroups) says.
 func (e every) instance(p perm, groups uint32, r int, cta, lane uint32) uint32 {
 	cm, bm := e.ctas-1, e.block-1
 	g, j, lead := groupOf(groups, r)
@@ -181,10 +181,10 @@ func (e every) instance(p perm, groups uint32, r int, cta, lane uint32) uint32 {
 	return ((c-g*e.d)&cm)*e.block + t
 }
 
-// packGroups packs a grouping of n roles for lt_groups, 8 bits a role: its
+// PackGroups packs a grouping of n roles for lt_groups, 8 bits a role: its
 // CTA group (bits 0-1), its position in the group (bits 2-3) and the first
 // role of its group (bits 4-5). Nil is every role in a group of its own.
-func packGroups(g Grouping, n int) uint32 {
+func PackGroups(g Grouping, n int) uint32 {
 	var v uint32
 	for r := 0; r < n; r++ {
 		group, pos, lead := r, 0, r
@@ -210,7 +210,7 @@ func packGroups(g Grouping, n int) uint32 {
 // ungrouped is lt_groups without a grouping: every role a group of its
 // own. A zero lt_groups means the same, so that launch arguments that
 // leave it out keep the roles in CTAs of their own.
-var ungrouped = packGroups(nil, maxRoles)
+var ungrouped = PackGroups(nil, maxRoles)
 
 // groupOf unpacks role r's CTA group, position in the group and the first
 // role of its group.
@@ -271,7 +271,7 @@ type launchArgs struct {
 	stressLines, stride              uint32
 	timeoutNS                        uint64
 	env, preIters                    uint32 // lt_env bits and fields, pre-stress iterations
-	groups                           uint32 // lt_groups: packGroups
+	groups                           uint32 // lt_groups: PackGroups
 }
 
 func (a launchArgs) list() []uint64 {

@@ -219,6 +219,9 @@ func (p Placement) Describe(t *Test, gpus ...string) string {
 		return "the host"
 	}
 	if p.Kind == CTAs {
+		if shares := p.Groups.shared(); shares != "" {
+			return fmt.Sprintf("between CTAs of %s, grouped %s (%s)", name(UnitA), p.Groups.Key(), shares)
+		}
 		return "between CTAs of " + name(UnitA)
 	}
 	var roles []string

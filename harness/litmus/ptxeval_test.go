@@ -173,7 +173,7 @@ func TestPTXEveryRoleMatchesGo(t *testing.T) {
 		}
 		ptx := tt.Kernel().PTX
 		for _, g := range append([]Grouping{nil}, AllGroupings(len(tt.Threads))...) {
-			groups := packGroups(g, len(tt.Threads))
+			groups := PackGroups(g, len(tt.Threads))
 			for _, k := range []uint32{0, 3} {
 				for _, bits := range []uint32{envEvery, envEvery | envPermuteLanes | 100<<envShiftShuffle} {
 					seed := uint32(0xBEEF) + k

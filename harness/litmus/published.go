@@ -62,3 +62,13 @@ func PublishedTest(r pldi26.Row) (*Test, Placement, error) {
 	t := shape.Generate(v, tableScopes[r.Scope], fence)
 	return t, Placement{Kind: CTAs, Roles: units(len(t.Threads), UnitA), Homes: units(len(t.Locs), UnitA), Groups: g}, nil
 }
+
+// PublishedKey is the variant key of the row's generated case between CTAs
+// of one GPU: where a run's result for the row is found.
+func PublishedKey(r pldi26.Row) (string, error) {
+	t, pl, err := PublishedTest(r)
+	if err != nil {
+		return "", err
+	}
+	return spaceKey(t, pl), nil
+}

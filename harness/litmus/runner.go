@@ -369,7 +369,7 @@ func (r *runner) args(roles []int, party, parties, iters, seed uint32, gp *gpuPa
 	a := launchArgs{locs: r.locs, regs: r.regs, hist: uint64(r.hist), ctl: uint64(r.ctl.Ptr),
 		n: r.n, iters: iters, seed: seed, party: party, parties: parties,
 		roles: packRoles(roles), nroles: uint32(len(roles)), stride: uint32(r.slotStride()),
-		timeoutNS: uint64(r.env.Timeout), env: r.env.Bits, preIters: uint32(r.env.PreIters), groups: packGroups(r.c.Place.Groups, len(r.t.Threads))}
+		timeoutNS: uint64(r.env.Timeout), env: r.env.Bits, preIters: uint32(r.env.PreIters), groups: PackGroups(r.c.Place.Groups, len(r.t.Threads))}
 	if gp != nil {
 		a.bar, a.stress, a.testCTAs = uint64(gp.bar), uint64(gp.stress), uint32(gp.testCTAs)
 		if gp.party == 0 {

@@ -20,7 +20,7 @@ const (
 	EnvMinInstances      = "P2PCONF_LITMUS_MIN_INSTANCES"       // fewest counted instances for a verdict
 	EnvMinFlagShare      = "P2PCONF_LITMUS_MIN_FLAG_SHARE"      // least share of instances that saw the polled flag set
 	EnvMaxViolationBound = "P2PCONF_LITMUS_MAX_VIOLATION_BOUND" // largest 95 % upper bound on the violation rate a pass may have
-	EnvProfile           = "P2PCONF_LITMUS_PROFILE"             // default or certify: the targets and caps below
+	EnvProfile           = "P2PCONF_LITMUS_PROFILE"             // default, certify or space: the tests, targets and caps below
 	EnvTarget            = "P2PCONF_LITMUS_TARGET"              // instances a forbidden test runs between CTAs of one GPU
 	EnvLinkTarget        = "P2PCONF_LITMUS_LINK_TARGET"         // instances a forbidden test runs with the host or other GPUs
 	EnvMutantHits        = "P2PCONF_LITMUS_MUTANT_HITS"         // weak outcomes after which a mutant stops
@@ -28,10 +28,14 @@ const (
 	EnvMutantLongBudget  = "P2PCONF_LITMUS_MUTANT_LONG_BUDGET"  // longer cap of a mutant that has shown its weak outcome, but too few times
 )
 
-// Litmus profiles.
+// Litmus profiles. Default and certify run the catalogue and the subset of
+// the generated space the model picks (Spaced); space runs the whole
+// generated space with smaller targets and caps, so that one H200 runs it
+// in minutes.
 const (
 	ProfileDefault = "default"
 	ProfileCertify = "certify"
+	ProfileSpace   = "space"
 )
 
 // Litmus defaults. A forbidden test stops when it has counted its target
@@ -71,6 +75,16 @@ const (
 	CertifyMutantBudget = 10 * time.Second
 	CertifyMutantLong   = 30 * time.Second
 
+	// The space profile runs about 3,300 cases on one GPU: a tenth of the
+	// default target (0.03 s between CTAs of an H200, 0.07 s with host
+	// threads at 1.5e7/s) and a fifth of the mutant cap, with no longer
+	// cap, keep the whole space near five minutes.
+	SpaceTarget       = 100_000_000
+	SpaceLinkTarget   = 1_000_000
+	SpaceMutantHits   = DefaultMutantHits
+	SpaceBudget       = time.Second
+	SpaceMutantBudget = 50 * time.Millisecond
+
 	DefaultMinInstances      = 100_000
 	DefaultMinFlagShare      = 1e-5
 	DefaultMaxViolationBound = 1e-4
@@ -97,7 +111,7 @@ const (
 // Settings say when a litmus test stops and what a forbidden test
 // needs to pass.
 type Settings struct {
-	Profile string // ProfileDefault or ProfileCertify
+	Profile string // ProfileDefault, ProfileCertify or ProfileSpace
 	// Target is the instances a forbidden test runs between CTAs of one
 	// GPU; LinkTarget the instances it runs where the host or another GPU
 	// takes part.
@@ -143,8 +157,12 @@ func ReadSettings(getenv func(string) string, simulated bool) (Settings, error) 
 		s.Profile = p
 		s.Target, s.LinkTarget, s.MutantHits = CertifyTarget, CertifyLinkTarget, CertifyMutantHits
 		s.Budget, s.MutantBudget, s.MutantLongBudget = CertifyBudget, CertifyMutantBudget, CertifyMutantLong
+	case ProfileSpace:
+		s.Profile = p
+		s.Target, s.LinkTarget, s.MutantHits = SpaceTarget, SpaceLinkTarget, SpaceMutantHits
+		s.Budget, s.MutantBudget, s.MutantLongBudget = SpaceBudget, SpaceMutantBudget, SpaceMutantBudget
 	default:
-		return s, fmt.Errorf("%s=%q: the profile is %s or %s", EnvProfile, getenv(EnvProfile), ProfileDefault, ProfileCertify)
+		return s, fmt.Errorf("%s=%q: the profile is %s, %s or %s", EnvProfile, getenv(EnvProfile), ProfileDefault, ProfileCertify, ProfileSpace)
 	}
 	if simulated {
 		s.Target, s.LinkTarget, s.MutantHits = FakeTarget, FakeTarget, FakeMutantHits

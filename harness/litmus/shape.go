@@ -189,6 +189,29 @@ func (g Grouping) canonical() Grouping {
 	return out
 }
 
+// shared names the threads that share a CTA, "T0 and T1 in one CTA, on
+// different warps", or "" when every thread has a CTA of its own.
+func (g Grouping) shared() string {
+	groups := map[int][]string{}
+	var order []int
+	for t, x := range g {
+		if _, ok := groups[x]; !ok {
+			order = append(order, x)
+		}
+		groups[x] = append(groups[x], fmt.Sprintf("T%d", t))
+	}
+	var parts []string
+	for _, x := range order {
+		if ts := groups[x]; len(ts) > 1 {
+			parts = append(parts, strings.Join(ts[:len(ts)-1], ", ")+" and "+ts[len(ts)-1]+" in one CTA")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ", on different warps"
+}
+
 // Key is "tb-01-2": the groups in the order of their first thread.
 func (g Grouping) Key() string {
 	groups := map[int][]byte{}

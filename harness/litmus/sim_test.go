@@ -331,7 +331,7 @@ func TestEveryRolePlacement(t *testing.T) {
 			seen := map[uint32]bool{}
 			for c := uint32(0); c < ctas; c++ {
 				for l := uint32(0); l < block; l++ {
-					i := e.instance(p, packGroups(nil, 3), r, c, l)
+					i := e.instance(p, PackGroups(nil, 3), r, c, l)
 					if i >= ctas*block || seen[i] {
 						t.Fatalf("iteration %d role %d: instance %d out of range or played twice", k, r, i)
 					}
@@ -387,7 +387,7 @@ func TestGroupedRolePlacement(t *testing.T) {
 	const ctas, block, warp = 8, 128, 32
 	for _, n := range []int{2, 3, 4} {
 		for _, g := range AllGroupings(n) {
-			groups := packGroups(g, n)
+			groups := PackGroups(g, n)
 			for k := uint32(0); k < 5; k++ {
 				p := newPerm(11, k, ctas*block)
 				e := newEvery(11, k, ctas, block, envPermuteLanes|50<<envShiftShuffle)

@@ -4,11 +4,17 @@
 package litmus
 
 import (
+	"flag"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/machine"
 )
+
+var update = flag.Bool("update", false, "rewrite space_default.txt")
 
 // TestSpaceKeys holds the generated space's variant keys: each one a valid
 // label, unique in its kind of placement, and the same from one listing to
@@ -50,6 +56,25 @@ func TestSpaceKeys(t *testing.T) {
 func TestSpacedSubset(t *testing.T) {
 	all := SpaceGPUCases(machine.GPU{})
 	sub := Spaced(all)
+	var keys []string
+	for _, c := range slices.Concat(sub, Spaced(SpacePairCases(machine.Pair{})), Spaced(SpaceTripleCases(machine.Triple{}))) {
+		keys = append(keys, c.Key())
+	}
+	text := "# The default run's subset of the generated litmus space, as Spaced picks it from the\n" +
+		"# model's verdicts: one case per verdict and scope relation, and the relaxed mutant of\n" +
+		"# each forbidden one. Written by go test ./harness/litmus -run TestSpacedSubset -update.\n" +
+		strings.Join(keys, "\n") + "\n"
+	if *update {
+		if err := os.WriteFile("space_default.txt", []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if text != spacedKeysText {
+		t.Errorf("space_default.txt is not the subset the model picks now; rewrite it with -update and read the diff")
+	}
+	run := RunGPUCases(machine.GPU{}, ProfileDefault)[len(GPUCases(machine.GPU{})):]
+	if len(run) != len(sub) {
+		t.Errorf("a default run lists %d generated cases on one GPU, the subset has %d", len(run), len(sub))
+	}
 	if len(sub) == 0 || len(sub) >= len(all) {
 		t.Fatalf("the subset has %d of %d cases", len(sub), len(all))
 	}

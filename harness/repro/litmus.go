@@ -105,6 +105,10 @@ struct lt_op {
 struct lt_case {
 	const char *test, *target_text, *entry, *ptx;
 	int pair, link, host_rmw, peer_rmw, nlocs, homes[4], nregs, nbins, polled;
+	/* every: every thread plays every role (lt_env bit 0), as the suite runs a
+	   placement that groups threads into one CTA; groups: lt_groups */
+	int every;
+	unsigned groups;
 	unsigned roles[2], host_roles;
 	int nroles[2], nhost_roles;
 	const struct lt_op *ops[4];
@@ -335,7 +339,7 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 		setup(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per, f[u], LT_BLOCK, 0), what);
 		int sms = attribute(dev[u], 16 /* MULTIPROCESSOR_COUNT */);
 		ctas[u] = per * sms;
-		uint64_t fit = (uint64_t)ctas[u] * LT_BLOCK / (uint64_t)(c->nroles[u] > 0 ? c->nroles[u] : 1);
+		uint64_t fit = (uint64_t)ctas[u] * LT_BLOCK / (uint64_t)(c->nroles[u] > 0 && !c->every ? c->nroles[u] : 1);
 		if (fit < LT_BLOCK) {
 			skipped("%s on GPU%d: %d CTAs of %d threads are resident at once (%d per SM × %d SMs), too few for %d roles", c->test, dev[u], ctas[u], LT_BLOCK, per, sms, c->nroles[u]);
 			return;
@@ -343,7 +347,7 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 		if (lt_pow2_floor(fit) < n) n = lt_pow2_floor(fit);
 	}
 	for (int u = 0; u < ngpu; u++) {
-		test_ctas[u] = (unsigned)c->nroles[u] * n / LT_BLOCK;
+		test_ctas[u] = (unsigned)(c->every ? 1 : c->nroles[u]) * n / LT_BLOCK;
 		ctas[u] = (int)test_ctas[u];
 		printf("  GPU%d: %d CTAs × %d threads (%u testing, %d roles)\n", dev[u], ctas[u], LT_BLOCK, test_ctas[u], c->nroles[u]);
 	}
@@ -378,7 +382,7 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 	if (h == NULL) cannot_run("calloc of the histogram failed");
 	uint32_t iters = LT_FIRST_ITERS, parties = (uint32_t)ngpu + (c->nhost_roles > 0), stride = LT_STRIDE, stress_lines = 0;
 	uint64_t timeout_ns = LT_TIMEOUT_NS;
-	uint32_t env = 0, pre_iters = 0; /* lt_env, lt_pre_iters: one role per thread, no spin, no pre-stress */
+	uint32_t env = c->every ? 1 : 0, pre_iters = 0, groups = c->groups; /* lt_env, lt_pre_iters, lt_groups: one role per thread unless grouped, no spin, no pre-stress */
 	int launches = 0, consecutive = 0, dirty = 0;
 	unsigned most = 1;
 	for (int u = 0; u < ngpu; u++)
@@ -399,10 +403,10 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 		uint32_t s = seed + launch * 0x9E3779B1u;
 		for (int u = 0; u < ngpu; u++) {
 			uint32_t party = (uint32_t)u, collect = u == 0, nroles = (uint32_t)c->nroles[u], roles = c->roles[u], tc = test_ctas[u];
-			void *params[4 + 19];
+			void *params[4 + 20];
 			int k = 0;
 			for (int l = 0; l < c->nlocs; l++) params[k++] = &loc[l];
-			void *rest[] = {&regs, &hist, &ctl, &bar[u], &stress, &n, &iters, &s, &party, &parties, &roles, &nroles, &collect, &tc, &stress_lines, &stride, &timeout_ns, &env, &pre_iters};
+			void *rest[] = {&regs, &hist, &ctl, &bar[u], &stress, &n, &iters, &s, &party, &parties, &roles, &nroles, &collect, &tc, &stress_lines, &stride, &timeout_ns, &env, &pre_iters, &groups};
 			for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++) params[k++] = rest[i];
 			use(dev[u]);
 			snprintf(what, sizeof what, "reset the litmus barrier on GPU%d", dev[u]);
@@ -582,6 +586,7 @@ func litmusSpec(c litmus.Case) spec {
 	code := fmt.Sprintf(`static const struct lt_case c = {
 	.test = %s, .target_text = %s, .entry = %s, .ptx = PTX_%s,
 	.pair = %d, .link = %d, .host_rmw = %d, .peer_rmw = %d, .nlocs = %d, .homes = {%s}, .nregs = %d, .nbins = %d, .polled = %d,
+	.every = %d, .groups = 0x%xu,
 	.roles = {0x%xu, 0x%xu}, .nroles = {%d, %d}, .host_roles = 0x%xu, .nhost_roles = %d,
 	.ops = {%s}, .nops = {%s},
 	.cls = %s, .flag = %s, .text = TEXT_%s,
@@ -591,6 +596,7 @@ run_litmus(&c, %du);
 `, cString(c.Test.Name()), cString(c.Test.TargetText()), cString(entry), entry,
 		b2i(c.Pair != nil), b2i(c.Place.Kind != litmus.CTAs), b2i(c.Place.HostRMW(c.Test)), b2i(c.Place.PeerRMW(c.Test)), len(c.Place.Homes), strings.Join(homes, ", "),
 		c.Test.Regs(), m.Bins, b2i(c.Test.Polled()),
+		b2i(c.Place.Groups.Shared() && len(c.Test.Threads) > 1), litmus.PackGroups(c.Place.Groups, len(c.Test.Threads)),
 		packRoles(roles[0]), packRoles(roles[1]), len(roles[0]), len(roles[1]), packRoles(hostRoles), len(hostRoles),
 		strings.Join(ops, ", "), strings.Join(nops, ", "),
 		cString(string(classes)), cString(string(flags)), entry, uint32(machine.Seed(litmus.CheckID, name)))

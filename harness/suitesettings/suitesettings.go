@@ -45,8 +45,8 @@ var _ = settings.Declare(
 
 // The litmus tests' stopping rule and evidence.
 var _ = settings.Declare(
-	settings.Setting{Name: "P2PCONF_LITMUS_PROFILE", Default: "default", Check: settings.OneOf("default", "certify"),
-		Form: "default or certify"},
+	settings.Setting{Name: "P2PCONF_LITMUS_PROFILE", Default: "default", Check: settings.OneOf("default", "certify", "space"),
+		Form: "default, certify or space"},
 	settings.Setting{Name: "P2PCONF_LITMUS_TARGET", Default: "1e9", Check: settings.Count, Form: "a positive whole number such as 1e9"},
 	settings.Setting{Name: "P2PCONF_LITMUS_LINK_TARGET", Default: "1e7", Check: settings.Count, Form: "a positive whole number such as 1e7"},
 	settings.Setting{Name: "P2PCONF_LITMUS_MUTANT_HITS", Default: "12", Check: settings.Count, Form: "a positive whole number such as 12"},

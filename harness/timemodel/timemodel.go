@@ -129,7 +129,7 @@ func Parse(data []byte) (Config, error) {
 	return c, nil
 }
 
-// WithProfile returns c using the litmus profile name (default, certify).
+// WithProfile returns c using the litmus profile name (default, certify, space).
 func (c Config) WithProfile(name string) (Config, error) {
 	c.Litmus.Profile = name
 	_, err := c.profile()

@@ -21,7 +21,7 @@ var _ = Describe("ordering: the memory-model litmus test on three GPUs", Ordered
 	env, timeout := litmusEnv()
 
 	for _, tr := range harness.Triples() {
-		for _, c := range litmus.TripleCases(tr) {
+		for _, c := range litmus.RunTripleCases(tr, env.Evidence.Profile) {
 			/*
 				ID: ordering.litmus
 				Requirement: as on a pair, with the threads on three GPUs A, B and

@@ -80,8 +80,9 @@ func TestPTXReadsInsideThePollLoop(t *testing.T) {
 				}
 			}
 			sections := map[string]string{
-				"per item":   section(ptx, fmt.Sprintf("ROLE%d:", r), "\tbra ITEM_NEXT;"),
-				"every role": everyRoleSection(ptx, r, len(tt.Threads)),
+				"per item":             section(ptx, fmt.Sprintf("ROLE%d:", r), "\tbra ITEM_NEXT;"),
+				"every role":           everyRoleSection(ptx, r, len(tt.Threads), false),
+				"every role, reversed": everyRoleSection(ptx, r, len(tt.Threads), true),
 			}
 			for path, sec := range sections {
 				if sec == "" {
@@ -119,19 +120,19 @@ func TestPTXReadsInsideThePollLoop(t *testing.T) {
 
 // everyRoleSection is role r's part of the every-role code path: from the
 // lane computation of role r to that of role r+1 (or the register stores).
-func everyRoleSection(ptx string, r, roles int) string {
-	sec := section(ptx, "EVERY:", "\tbra BARRIER;")
+func everyRoleSection(ptx string, r, roles int, reversed bool) string {
+	sec := section(ptx, "EVERY:", "\tbra EVERY_STORE;")
+	if reversed {
+		sec = section(ptx, "EVERY_REVERSED:", "EVERY_STORE:")
+	}
 	parts := regexp.MustCompile(`// role \d+, every role in every thread\n`).Split(sec, -1)
 	if len(parts) != roles+1 {
 		return ""
 	}
-	part := parts[r+1]
-	if r == roles-1 {
-		if i := strings.Index(part, "\tmov.u32 %u_i, %u_ir"); i >= 0 {
-			part = part[:i]
-		}
+	if reversed {
+		return parts[roles-r]
 	}
-	return part
+	return parts[r+1]
 }
 
 // traceThread is a kernels.Thread that records the locations a role reads

@@ -404,7 +404,14 @@ func (g *ptxGen) roles() {
 // everyRole: the testing thread plays every role, one after another, each
 // for its own instance (layout.go, every.instance); the registers are
 // stored after the last role, so nothing but the test's own accesses lies
-// between the roles.
+// between the roles. Threads whose lane has bit B/4 set play the roles in
+// reverse order: two roles grouped into one CTA run on threads B/4 apart
+// (every.instance), which then start their instance at the same time.
+// Played in one order by both, the later role of an instance would run a
+// whole role after the earlier one in warps that keep pace, so an earlier
+// role's load would never see a later role's store (load buffering
+// between two warps of one CTA never read the other's store, measured on
+// an H200).
 func (g *ptxGen) everyRole() {
 	g.label("EVERY")
 	g.ins("mov.u32 %%u_c, %%u_cta;")
@@ -412,44 +419,19 @@ func (g *ptxGen) everyRole() {
 	g.ins("and.b32 %%u_c, %%u_c, %%u_cmask;")
 	g.ins("setp.eq.u32 %%sp2, %%u_groups, 0;")
 	g.ins("@%%sp2 mov.u32 %%u_groups, 0x%08X;", ungrouped)
-	for r, th := range g.t.Threads {
-		g.line(fmt.Sprintf("// role %d, every role in every thread", r))
-		// lane: tid ⊕ j·B/4, permuted as the group's first role permutes
-		g.ins("shr.u32 %%s6, %%u_groups, %d;", 8*r+2)
-		g.ins("and.b32 %%s6, %%s6, 3;")
-		g.ins("shr.u32 %%s7, %%u_ntid, 2;")
-		g.ins("mul.lo.u32 %%s6, %%s6, %%s7;")
-		g.ins("xor.b32 %%s4, %%u_tid, %%s6;")
-		g.ins("shr.u32 %%s7, %%u_groups, %d;", 8*r+4)
-		g.ins("and.b32 %%s7, %%s7, 3;")
-		g.ins("mov.u32 %%s8, %%u_rm0;")
-		g.ins("mov.u32 %%s9, %%u_rc0;")
-		for l := 1; l < len(g.t.Threads); l++ {
-			g.ins("setp.eq.u32 %%sp2, %%s7, %d;", l)
-			g.ins("@%%sp2 mov.u32 %%s8, %%u_rm%d;", l)
-			g.ins("@%%sp2 mov.u32 %%s9, %%u_rc%d;", l)
-		}
-		g.ins("@%%q_perm mad.lo.u32 %%s4, %%s4, %%s8, %%s9;")
-		g.ins("and.b32 %%s4, %%s4, %%u_bmask;")
-		// CTA: c' − g·d
-		g.ins("shr.u32 %%s5, %%u_groups, %d;", 8*r)
-		g.ins("and.b32 %%s5, %%s5, 3;")
-		g.ins("mul.lo.u32 %%s5, %%u_d, %%s5;")
-		g.ins("sub.u32 %%s5, %%u_c, %%s5;")
-		g.ins("and.b32 %%s5, %%s5, %%u_cmask;")
-		g.ins("mad.lo.u32 %%u_i, %%s5, %%u_ntid, %%s4;")
-		g.ins("mov.u32 %%u_ir%d, %%u_i;", r)
-		used := map[int]bool{}
-		for _, op := range th {
-			if op.Kind != Fence && !used[op.Loc] {
-				used[op.Loc] = true
-				g.locAddr(op.Loc)
-			}
-		}
-		if g.ablate != r+1 {
-			g.thread(th, fmt.Sprintf("E%d_", r))
-		}
+	g.ins("shr.u32 %%s7, %%u_ntid, 2;")
+	g.ins("and.b32 %%s7, %%u_tid, %%s7;")
+	g.ins("setp.ne.u32 %%sp2, %%s7, 0;")
+	g.ins("@%%sp2 bra EVERY_REVERSED;")
+	for r := range g.t.Threads {
+		g.everyRoleOnce(r, "E")
 	}
+	g.ins("bra EVERY_STORE;")
+	g.label("EVERY_REVERSED")
+	for r := len(g.t.Threads) - 1; r >= 0; r-- {
+		g.everyRoleOnce(r, "V")
+	}
+	g.label("EVERY_STORE")
 	for r, th := range g.t.Threads {
 		for _, op := range th {
 			if op.Reg != NoReg {
@@ -460,6 +442,47 @@ func (g *ptxGen) everyRole() {
 		}
 	}
 	g.ins("bra BARRIER;")
+}
+
+// everyRoleOnce plays role r for its instance, its labels prefixed.
+func (g *ptxGen) everyRoleOnce(r int, prefix string) {
+	th := g.t.Threads[r]
+	g.line(fmt.Sprintf("// role %d, every role in every thread", r))
+	// lane: tid ⊕ j·B/4, permuted as the group's first role permutes
+	g.ins("shr.u32 %%s6, %%u_groups, %d;", 8*r+2)
+	g.ins("and.b32 %%s6, %%s6, 3;")
+	g.ins("shr.u32 %%s7, %%u_ntid, 2;")
+	g.ins("mul.lo.u32 %%s6, %%s6, %%s7;")
+	g.ins("xor.b32 %%s4, %%u_tid, %%s6;")
+	g.ins("shr.u32 %%s7, %%u_groups, %d;", 8*r+4)
+	g.ins("and.b32 %%s7, %%s7, 3;")
+	g.ins("mov.u32 %%s8, %%u_rm0;")
+	g.ins("mov.u32 %%s9, %%u_rc0;")
+	for l := 1; l < len(g.t.Threads); l++ {
+		g.ins("setp.eq.u32 %%sp2, %%s7, %d;", l)
+		g.ins("@%%sp2 mov.u32 %%s8, %%u_rm%d;", l)
+		g.ins("@%%sp2 mov.u32 %%s9, %%u_rc%d;", l)
+	}
+	g.ins("@%%q_perm mad.lo.u32 %%s4, %%s4, %%s8, %%s9;")
+	g.ins("and.b32 %%s4, %%s4, %%u_bmask;")
+	// CTA: c' − g·d
+	g.ins("shr.u32 %%s5, %%u_groups, %d;", 8*r)
+	g.ins("and.b32 %%s5, %%s5, 3;")
+	g.ins("mul.lo.u32 %%s5, %%u_d, %%s5;")
+	g.ins("sub.u32 %%s5, %%u_c, %%s5;")
+	g.ins("and.b32 %%s5, %%s5, %%u_cmask;")
+	g.ins("mad.lo.u32 %%u_i, %%s5, %%u_ntid, %%s4;")
+	g.ins("mov.u32 %%u_ir%d, %%u_i;", r)
+	used := map[int]bool{}
+	for _, op := range th {
+		if op.Kind != Fence && !used[op.Loc] {
+			used[op.Loc] = true
+			g.locAddr(op.Loc)
+		}
+	}
+	if g.ablate != r+1 {
+		g.thread(th, fmt.Sprintf("%s%d_", prefix, r))
+	}
 }
 
 // locAddr sets %d_a<l> to location l of instance %u_i in this iteration's set.

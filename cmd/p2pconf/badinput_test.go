@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,6 +74,10 @@ var badInputs = []badInput{
 	{input: "P2PCONF_LIBCUDA", suite: true, env: []string{"P2PCONF_LIBCUDA=$F/dir"}},
 	{input: "P2PCONF_HOST", suite: true, env: []string{"P2PCONF_HOST=a\x1b[2Jb"}},
 	{input: "P2PCONF_BW_MAXSIZE", suite: true, env: []string{"P2PCONF_BW_MAXSIZE=1GiB"}},
+	{input: "P2PCONF_GPUS", suite: true, env: []string{"P2PCONF_GPUS=0,0"}},
+	{input: "P2PCONF_PAIRS", suite: true, env: []string{"P2PCONF_PAIRS=1-0,1-0"}},
+	{input: "P2PCONF_TRIPLES", suite: true, env: []string{"P2PCONF_TRIPLES=0-1-2,0-1-2"}},
+	{input: "array where an object", suite: true, env: []string{"P2PCONF_LITMUS_ENV=$F/array.json"}},
 	{input: "acess.peer-copy", suite: true, args: []string{"--ginkgo.label-filter=id:acess.peer-copy"}},
 	{input: "acess", suite: true, args: []string{"--ginkgo.label-filter=suite:acess"}},
 	{input: "suite:(", suite: true, args: []string{"--ginkgo.label-filter=suite:("}},
@@ -88,6 +93,13 @@ var badInputs = []badInput{
 	{input: "P2PCONF_FAKE", args: []string{"run"}, env: []string{"P2PCONF_FAKE=nvlink9"}},
 	{input: "P2PCONF_REPORT_DIR", args: []string{"run"}, env: []string{"P2PCONF_REPORT_DIR=$F/afile"}},
 	{input: "acess.peer-copy", args: []string{"run", "--label-filter", "id:acess.peer-copy"}},
+	{input: `"id:" does not parse`, args: []string{"run", "--label-filter", "id:"}},
+	{input: `"suite:access &&" does not parse`, args: []string{"run", "--label-filter", "suite:access &&"}},
+	{input: `"id:" does not parse`, args: []string{"plan", "-label-filter", "id:"}},
+	{input: `"0" is named twice`, args: []string{"run"}, env: []string{"P2PCONF_GPUS=0,0"}},
+	{input: `"1-0" is named twice`, args: []string{"run"}, env: []string{"P2PCONF_PAIRS=1-0,1-0"}},
+	{input: "array where an object", args: []string{"run"}, env: []string{"P2PCONF_LITMUS_ENV=$F/array.json"}},
+	{input: "--bogus", args: []string{"preflight", "--bogus"}},
 	{input: "$F/dir", args: []string{"run", "--dry-run", "--model", "$F/dir"}},
 	{input: "-j", args: []string{"plan", "-j", "-3"}},
 	{input: "bogus", args: []string{"plan", "-preset", "bogus"}},
@@ -100,7 +112,9 @@ var badInputs = []badInput{
 	{input: "$F/empty", args: []string{"diff", "$F/empty", "$F/run-a"}},
 	{input: "$F/array.json", args: []string{"diff", "$F/run-a", "$F/array.json"}},
 	{input: "$F/missing", args: []string{"diff", "$F/missing", "$F/run-a"}},
-	{input: "-metric-threshold", args: []string{"diff", "-metric-threshold", "-1", "$F/run-a", "$F/run-a"}},
+	{input: "-metric-threshold", args: []string{"diff", "-metric-threshold", "-1", "$F/run-a", "$F/run-b"}},
+	{input: "the same run", args: []string{"diff", "$F/run-a", "$F/run-a"}},
+	{input: "the same run", args: []string{"diff", "$F/run-a", "$F/link-a"}},
 	{input: "$F/missing", args: []string{"ticket", "-o", "$F/out.tar.gz", "$F/missing"}},
 	{input: "--pair 0-9", args: []string{"repro", "access.peer-copy", "--pair", "0-9", "-o", "$F/out"}, opens: true},
 	{input: "no.such-check", args: []string{"repro", "no.such-check", "--gpu", "0", "-o", "$F/out"}},
@@ -173,6 +187,12 @@ func preparedFiles(t *testing.T) string {
 	if err := os.Rename(runCopy(t, "run-a"), filepath.Join(f, "run-a")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Rename(runCopy(t, "run-b"), filepath.Join(f, "run-b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(f, "run-a"), filepath.Join(f, "link-a")); err != nil {
+		t.Fatal(err)
+	}
 	return f
 }
 
@@ -228,6 +248,14 @@ func TestBadInputsExit2BeforeAnyWork(t *testing.T) {
 				}
 			}
 			input := subst(tc.input)
+			for _, l := range lines {
+				if d := doubledPrefix(l); d != "" {
+					t.Errorf("%q says %q twice", l, d)
+				}
+				if strings.Contains(l, "Go value") || strings.Contains(l, "of type ") {
+					t.Errorf("%q names a Go type", l)
+				}
+			}
 			if code != exitUsage || len(lines) != 1 || !strings.Contains(lines[0], input) {
 				t.Errorf("exit %d and %d line(s), want exit 2 and one line naming %q:\n%s", code, len(lines), input, strings.Join(lines, "\n"))
 			} else {
@@ -249,5 +277,54 @@ func TestBadInputsExit2BeforeAnyWork(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// doubledPrefix is the name a line says twice in a row at its start
+// ("p2pconf preflight: preflight: …" says preflight twice), or "".
+func doubledPrefix(line string) string {
+	parts := strings.Split(line, ": ")
+	for i := 1; i < len(parts)-1; i++ {
+		a, b := strings.TrimPrefix(parts[i-1], "p2pconf "), strings.TrimPrefix(parts[i], "p2pconf ")
+		if a == b && !strings.ContainsAny(a, " \"") {
+			return a
+		}
+	}
+	return ""
+}
+
+// TestRunWithoutAGPUStopsBeforeBuilding: p2pconf run opens the driver
+// before it builds a suite; a driver that cannot be opened ends the run
+// at once (exit 3, one line saying so) and leaves no report folder behind.
+func TestRunWithoutAGPUStopsBeforeBuilding(t *testing.T) {
+	files := preparedFiles(t)
+	reports := filepath.Join(t.TempDir(), "reports")
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("nogpu-test-%d", os.Getpid())
+	t.Cleanup(func() { _ = os.RemoveAll(filepath.Join(root, "reports", name)) })
+	t.Setenv("P2PCONF_BACKEND", "cuda")
+	t.Setenv("P2PCONF_LIBCUDA", filepath.Join(files, "afile")) // not a library
+	t.Setenv("P2PCONF_REPORT_DIR", "")
+	t.Setenv("P2PCONF_GPUS", "")
+	t.Setenv("P2PCONF_PAIRS", "")
+	t.Setenv("P2PCONF_TRIPLES", "")
+	for _, env := range []string{reports, ""} {
+		t.Setenv("P2PCONF_REPORT_DIR", env)
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"run", "--run", name}, &stdout, &stderr)
+		if code != exitIncomplete || !strings.Contains(stderr.String(), "no GPU to run on (nothing was built") {
+			t.Errorf("P2PCONF_REPORT_DIR=%q: exit %d, want 3 and no GPU to run on:\n%s%s", env, code, stdout.String(), stderr.String())
+		}
+		if strings.Contains(stderr.String(), "building") {
+			t.Errorf("a suite was built:\n%s", stderr.String())
+		}
+		for _, dir := range []string{reports, filepath.Join(root, "reports", name)} {
+			if _, err := os.Stat(dir); err == nil {
+				t.Errorf("P2PCONF_REPORT_DIR=%q: %s was left behind", env, dir)
+			}
+		}
 	}
 }

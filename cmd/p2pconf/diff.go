@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/p2pconf/p2pconf/harness/report"
@@ -30,6 +31,13 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	}
 	if *threshold <= 0 {
 		return usageErr("-metric-threshold must be positive (got %g)", *threshold)
+	}
+	// One run given twice (A A, or A ./A, or a link to A) compares nothing:
+	// "no regressions" would be a pass for a slip.
+	if a, err := os.Stat(fs.Arg(0)); err == nil {
+		if b, err := os.Stat(fs.Arg(1)); err == nil && os.SameFile(a, b) {
+			return usageErr("%s and %s are the same run; diff compares two different runs, OLD and NEW", fs.Arg(0), fs.Arg(1))
+		}
 	}
 	var sides [2][]report.Document
 	for i, p := range fs.Args() {

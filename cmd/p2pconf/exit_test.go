@@ -71,7 +71,8 @@ func TestDiffExitStatus(t *testing.T) {
 		code int
 		want string
 	}{
-		{"identical runs", []string{a, a}, exitOK, "No regressions."},
+		{"identical runs", []string{a, runCopy(t, "run-a")}, exitOK, "No regressions."},
+		{"one run twice", []string{a, a}, exitUsage, "are the same run"},
 		{"a regression", []string{a, runCopy(t, "run-b")}, exitFailure, "1 regression(s)."},
 		{"a suite did not run in NEW", []string{a, runCopy(t, "run-a", "access", "ordering")}, exitIncomplete,
 			"  bandwidth.copy-engine GPU1→GPU0: pass before, missing now: suite bandwidth did not run in the new run"},

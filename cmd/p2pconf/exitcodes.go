@@ -129,8 +129,8 @@ func usageMeaning(more string) string {
 var _ = registerExits(
 	exitRow{"run", exitOK, "every selected suite ran and every check conformed (passed, or skipped for a reason the catalogue names)"},
 	exitRow{"run", exitFailure, "a conformance failure: a check failed or timed out; wins over 3"},
-	exitRow{"run", exitUsage, "bad input, found before any GPU work and writing no result: a bad flag or setting (P2PCONF_*), a label filter naming a check or suite the catalogue lacks, or a report folder that cannot be used, all found before any suite is built; or a label filter that does not parse or selects no spec"},
-	exitRow{"run", exitIncomplete, "incomplete run or harness error: a suite did not run or stopped early, a result has status error, a suite process failed, or the suites could not be built or listed"},
+	exitRow{"run", exitUsage, "bad input, found before any GPU work and writing no result: a bad flag or setting (P2PCONF_*), a label filter that does not parse or names a check or suite the catalogue lacks, or a report folder that cannot be used, all found before any suite is built; or a label filter that selects no spec"},
+	exitRow{"run", exitIncomplete, "incomplete run or harness error: the driver (or the fake) could not be opened, found before any suite is built; a suite did not run or stopped early, a result has status error, a suite process failed, or the suites could not be built or listed"},
 
 	exitRow{"report", exitOK, "all conform: every check of every suite the run meant to run passed or was skipped"},
 	exitRow{"report", exitFailure, "a conformance failure: a check failed or timed out; wins over 3"},

@@ -99,9 +99,9 @@ func TestEveryExitRowHasACase(t *testing.T) {
 		{"run", exitOK, "all conform", func(t *testing.T) (int, string) { r := healthRun(t); return r.code, r.out }},
 		{"run", exitFailure, "conformance failure", inProcess([]string{"P2PCONF_FAKE_DEFECTS=fabric-not-started"}, "run", "--suites", "health", "--ginkgo.no-color")},
 		{"run", exitUsage, "P2PCONF_SPEC_TIMEOUT", inProcess([]string{"P2PCONF_SPEC_TIMEOUT=banana"}, "run")},
-		// A fake whose state folder cannot be made fails every suite
-		// process, the listing first: the run cannot tell anything.
-		{"run", exitIncomplete, "listing the specs of health", inProcess([]string{"P2PCONF_FAKE_STATE=" + file}, "run", "--suites", "health")},
+		// A fake whose state folder cannot be made cannot be opened: the
+		// run stops before it builds anything.
+		{"run", exitIncomplete, "no GPU to run on (nothing was built", inProcess([]string{"P2PCONF_FAKE_STATE=" + file}, "run", "--suites", "health")},
 
 		{"plan", exitOK, "plan for fake preset h200x2", inProcess(nil, "plan", "-preset", "h200x2", "-suites", "health")},
 		{"plan", exitUsage, "-j", inProcess(nil, "plan", "-j", "-3")},
@@ -138,8 +138,7 @@ func TestEveryExitRowHasACase(t *testing.T) {
 		}},
 
 		{"diff", exitOK, "No regressions.", func(t *testing.T) (int, string) {
-			a := runCopy(t, "run-a")
-			code, out, errOut := p2pconf(t, "diff", a, a)
+			code, out, errOut := p2pconf(t, "diff", runCopy(t, "run-a"), runCopy(t, "run-a"))
 			return code, out + errOut
 		}},
 		{"diff", exitFailure, "regression", func(t *testing.T) (int, string) {

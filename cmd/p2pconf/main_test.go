@@ -242,7 +242,7 @@ func TestDiffRegression(t *testing.T) {
 
 func TestDiffIdenticalAndJSON(t *testing.T) {
 	a := runCopy(t, "run-a")
-	code, out, _ := p2pconf(t, "diff", a, a)
+	code, out, _ := p2pconf(t, "diff", a, runCopy(t, "run-a"))
 	if code != 0 || !strings.Contains(out, "No regressions.") {
 		t.Errorf("identical runs: exit %d\n%s", code, out)
 	}

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/fake"
 	"github.com/p2pconf/p2pconf/harness/litmus"
 	"github.com/p2pconf/p2pconf/harness/machine"
@@ -349,7 +348,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err := checkSettings(); err != nil {
 		return err
 	}
-	if err := checks.CheckFilterNames(*filter); err != nil {
+	if err := checkFilter(*filter); err != nil {
 		return usageErr("%v", err)
 	}
 	model, err := loadModel(*modelFile, *profile)

@@ -69,7 +69,7 @@ func parsePreflightFlags(args []string) (preflightFlags, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "-") {
-			return f, usageErr("preflight: unexpected argument %q", a)
+			return f, usageErr("unexpected argument %q", a)
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		value := func() (string, error) { return flagValue(args, &i, val, hasVal) }
@@ -113,7 +113,7 @@ func parsePreflightFlags(args []string) (preflightFlags, error) {
 				f.extra = append(f.extra, a)
 				continue
 			}
-			err = usageErr("preflight: unknown flag %s", a)
+			err = usageErr("unknown flag %s", a)
 		}
 		if err != nil {
 			return f, err
@@ -245,7 +245,9 @@ func preflightFolder(name string, stderr io.Writer) (string, func(), error) {
 	if err := os.Setenv(machine.EnvReportDir, dir); err != nil {
 		return "", nil, incomplete(err)
 	}
-	return dir, func() { _ = os.Unsetenv(machine.EnvReportDir) }, nil
+	// The folder preflight made goes again when the run left nothing in it
+	// (it stopped before its first suite).
+	return dir, func() { _ = os.Unsetenv(machine.EnvReportDir); _ = os.Remove(dir) }, nil
 }
 
 // unavailable lists the suites of want that the dist bundle this command

@@ -9,12 +9,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/p2pconf/p2pconf/harness/checks"
 	"github.com/p2pconf/p2pconf/harness/machine"
 	"github.com/p2pconf/p2pconf/harness/schedule"
 	"github.com/p2pconf/p2pconf/internal/suiterun"
@@ -150,6 +150,7 @@ func parseRunFlags(args []string) (runFlags, error) {
 // Every flag and setting is checked first: bad input exits 2 before a
 // suite is built, a folder made or a GPU locked.
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	started := false // a suite process was started: the folder is the run's
 	f, err := parseRunFlags(args)
 	if err != nil {
 		return err
@@ -161,7 +162,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := checkSettings(); err != nil {
 		return err
 	}
-	if err := checks.CheckFilterNames(f.filter); err != nil {
+	if err := checkFilter(f.filter); err != nil {
 		return usageErr("%v", err)
 	}
 	model, err := loadModel(f.model, f.profile)
@@ -187,9 +188,28 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	// renamed) before anything is built or run.
 	var dir string
 	if !f.dryRun {
-		if dir, err = runFolder(runRoot(), f.run, os.Getenv(machine.EnvReportDir), stderr); err != nil {
+		explicit := os.Getenv(machine.EnvReportDir)
+		_, statErr := os.Stat(explicit)
+		kept := explicit != "" && statErr == nil // the caller's folder: emptied, never removed
+		if dir, err = runFolder(runRoot(), f.run, explicit, stderr); err != nil {
 			return err
 		}
+		// A run that stops before its first suite leaves no folder behind
+		// (nor its run.json): an empty report reads as a run that happened.
+		defer func() {
+			if !started {
+				unmakeRunFolder(dir, kept)
+			}
+		}()
+	}
+	// The driver (or the fake) before anything is built: a machine without
+	// a GPU stops here in seconds, and the GPUs are this run's from now on.
+	if !f.dryRun {
+		release, err := holdGPUs(stderr)
+		if err != nil {
+			return incomplete(err)
+		}
+		defer release()
 	}
 	set, err := suitesFor(f.suites, stderr)
 	if set.cleanup != nil {
@@ -201,13 +221,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := errors.Join(stopped(), err); err != nil {
 		return err
-	}
-	if !f.dryRun {
-		release, err := holdGPUs(stderr)
-		if err != nil {
-			return incomplete(err)
-		}
-		defer release()
 	}
 	specs, err := listSpecs(set, suiterun.CleanEnv(machine.EnvReportDir), f.filter)
 	if err := errors.Join(stopped(), err); err != nil {
@@ -244,6 +257,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := stopped(); err != nil {
 		return err
 	}
+	started = true
 	unwatch := r.Watch()
 	ok := r.Execute()
 	unwatch()
@@ -313,6 +327,16 @@ func runFolder(root, name, explicit string, stderr io.Writer) (string, error) {
 		return "", incomplete(err)
 	}
 	return dir, err
+}
+
+// unmakeRunFolder removes what a run that never started a suite left in
+// dir: its run record, then the folder itself when it is empty and the run
+// made it (kept: the caller named it and it was there before).
+func unmakeRunFolder(dir string, kept bool) {
+	_ = os.Remove(filepath.Join(dir, runRecordFile))
+	if !kept {
+		_ = os.Remove(dir) // only an empty folder goes
+	}
 }
 
 // processExit is a finished process's exit code (suiterun.ProcessExit).

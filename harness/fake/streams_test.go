@@ -233,9 +233,8 @@ func TestStoreBufferDrainsWhileSpinning(t *testing.T) {
 	flags, _ := b.Alloc(0, 64)
 	out, _ := b.Alloc(0, 64)
 	must(t, b.Memset32(0, flags, 0, 2))
-	start := time.Now()
 	must(t, launch(t, b, 0, kHandshake, uint64(flags), uint64(out)))
-	if w := words(t, b, 0, out, 1); w[0] != 1 || time.Since(start) > 2*time.Second {
-		t.Errorf("handshake result %d after %s", w[0], time.Since(start))
+	if w := words(t, b, 0, out, 1); w[0] != 1 {
+		t.Errorf("handshake result %d, want 1 (the spinning thread saw the other's store)", w[0])
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strings"
 )
 
@@ -141,7 +142,7 @@ func Parse(data []byte) (File, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&f); err != nil {
-		return f, fmt.Errorf("not a litmus environment file (JSON): %w", err)
+		return f, fmt.Errorf("not a litmus environment file (JSON): %s", jsonComplaint(err))
 	}
 	if d.More() {
 		return f, errors.New("not a litmus environment file: data after the JSON object")
@@ -271,4 +272,44 @@ func (f File) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// jsonComplaint says what encoding/json found wrong in the reader's words:
+// a value of the wrong kind names the field and the kinds, never a Go type
+// (encoding/json would say "Go value of type litmusenv.File").
+func jsonComplaint(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return strings.TrimPrefix(err.Error(), "json: ")
+	}
+	where := "the file"
+	if te.Field != "" {
+		where = "field " + te.Field
+	}
+	return fmt.Sprintf("%s holds a JSON %s where %s is wanted", where, te.Value, jsonKind(te.Type))
+}
+
+// jsonKind is the JSON kind a Go type is read from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "another value"
 }

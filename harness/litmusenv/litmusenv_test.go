@@ -30,9 +30,16 @@ func TestParseRejects(t *testing.T) {
 		"block":         {strings.Replace(string(good), `"block": 256`, `"block": 100`, 1), "env.block=100"},
 		"roles":         {strings.Replace(string(good), `"roles": "every"`, `"roles": "all"`, 1), `env.roles="all"`},
 		"two objects":   {string(good) + "{}", "data after the JSON object"},
+		"array":         {"[1,2]", "the file holds a JSON array where an object is wanted"},
+		"field kind":    {strings.Replace(string(good), `"block": 256`, `"block": "256"`, 1), "field env.block holds a JSON string where a whole number is wanted"},
 	} {
-		if _, err := Parse([]byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+		_, err := Parse([]byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to say %q", name, err, c.want)
+		}
+		// The reader's words, not the program's: no Go type or package.
+		if err != nil && (strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "litmusenv.")) {
+			t.Errorf("%s: error %q names a Go type", name, err)
 		}
 	}
 }

@@ -145,6 +145,7 @@ func ReadConfig() (Config, error) {
 // ParsePairs parses "0-1,1-0" into ordered pairs of ordinals.
 func ParsePairs(s string) ([][2]int, error) {
 	var out [][2]int
+	seen := map[[2]int]bool{}
 	for _, item := range splitList(s) {
 		a, b, ok := strings.Cut(item, "-")
 		x, err1 := strconv.Atoi(strings.TrimSpace(a))
@@ -155,6 +156,12 @@ func ParsePairs(s string) ([][2]int, error) {
 		if x == y {
 			return nil, fmt.Errorf("%s: %q pairs a GPU with itself; a pair needs two different GPUs", EnvPairs, item)
 		}
+		// A pair written twice would run once: name the slip rather than
+		// take it without a word.
+		if seen[[2]int{x, y}] {
+			return nil, fmt.Errorf("%s: %q is named twice; name each pair once", EnvPairs, item)
+		}
+		seen[[2]int{x, y}] = true
 		out = append(out, [2]int{x, y})
 	}
 	return out, nil

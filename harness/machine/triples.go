@@ -98,7 +98,7 @@ func ParseTriples(s string, gpus []GPU, pair func(a, b GPU) Pair) ([]Triple, err
 			t[i] = g
 		}
 		if seen[f] {
-			continue
+			return nil, fmt.Errorf("%s=%q: %q is named twice; name each triple once", EnvTriples, s, f)
 		}
 		seen[f] = true
 		out = append(out, Triple{A: t[0], B: t[1], C: t[2], AB: pair(t[0], t[1]), BC: pair(t[1], t[2]), AC: pair(t[0], t[2])})

@@ -120,11 +120,11 @@ func TestTripleLinkAndID(t *testing.T) {
 
 func TestParseTriples(t *testing.T) {
 	pair := linked(nil)
-	ts, err := ParseTriples(" 2-0-1, 1-2-3,2-0-1", gpusN(4), pair)
+	ts, err := ParseTriples(" 2-0-1, 1-2-3", gpusN(4), pair)
 	if err != nil || !slices.Equal(ids(ts), []string{"2-0-1", "1-2-3"}) || ts[0].AB.A.Ordinal != 2 || ts[0].AC.B.Ordinal != 1 {
 		t.Fatalf("ParseTriples: %v, %v", ids(ts), err)
 	}
-	for _, bad := range []string{"0-1", "0-1-1", "0-1-4", "a-b-c", "0-1-2,"} {
+	for _, bad := range []string{"0-1", "0-1-1", "0-1-4", "a-b-c", "0-1-2,", "2-0-1,1-2-3,2-0-1"} {
 		if _, err := ParseTriples(bad, gpusN(4), pair); err == nil {
 			t.Errorf("ParseTriples(%q) accepted it", bad)
 		}

@@ -69,7 +69,6 @@ func TestCrashNamesStep(t *testing.T) {
 func TestHangNamesStep(t *testing.T) {
 	for _, step := range []string{"spin", "stop", "sleep"} {
 		t.Run(step, func(t *testing.T) {
-			begin := time.Now()
 			c := start(t, hangRole, proc.Options{Deadline: 500 * time.Millisecond, Output: io.Discard})
 			_, err := c.Call(context.Background(), ping{Text: step})
 			t.Logf("call: %v", err)
@@ -78,9 +77,6 @@ func TestHangNamesStep(t *testing.T) {
 			}
 			if want := fmt.Sprintf("helper test.hang timed out in step %q", step); !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not contain %q", err, want)
-			}
-			if d := time.Since(begin); d > 5*time.Second {
-				t.Errorf("the call returned only after %s", d)
 			}
 			if err := c.Wait(context.Background()); !errors.Is(err, proc.ErrTimedOut) {
 				t.Errorf("wait after the failed call: %v", err)

@@ -121,10 +121,11 @@ func ParseBool(v string) (bool, error) {
 	return false, errors.New("not 1 or 0")
 }
 
-// List applies item to every comma-separated item; an empty item is
-// refused.
+// List applies item to every comma-separated item; an empty item or one
+// named twice is refused.
 func List(item func(string) error) func(string) error {
 	return func(v string) error {
+		seen := map[string]bool{}
 		for _, f := range strings.Split(v, ",") {
 			f = strings.TrimSpace(f)
 			if f == "" {
@@ -133,6 +134,11 @@ func List(item func(string) error) func(string) error {
 			if err := item(f); err != nil {
 				return fmt.Errorf("%q: %w", f, err)
 			}
+			// An item written twice would count once: a slip to name.
+			if seen[f] {
+				return fmt.Errorf("%q is named twice; name each once", f)
+			}
+			seen[f] = true
 		}
 		return nil
 	}

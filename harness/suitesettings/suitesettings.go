@@ -93,11 +93,16 @@ func baseline(v string) error {
 }
 
 func triples(v string) error {
+	seen := map[string]bool{}
 	for _, f := range strings.Split(v, ",") {
 		f = strings.TrimSpace(f)
 		if _, ok := checks.ParseTripleID(f); !ok {
 			return fmt.Errorf("%q is not three different GPU ordinals joined by -", f)
 		}
+		if seen[f] {
+			return fmt.Errorf("%q is named twice; name each triple once", f)
+		}
+		seen[f] = true
 	}
 	return nil
 }

@@ -85,6 +85,10 @@ for suite in health bandwidth; do
 	check $suite P2PCONF_BW_MAXSIZE no P2PCONF_BW_MAXSIZE=1GiB
 	check $suite acess.peer-copy no --ginkgo.label-filter=id:acess.peer-copy
 	check $suite 'suite:(' no '--ginkgo.label-filter=suite:('
+	check $suite 'id:' no '--ginkgo.label-filter=id:'
+	check $suite 'suite:access &&' no '--ginkgo.label-filter=suite:access &&'
+	check $suite P2PCONF_GPUS no P2PCONF_GPUS=0,0
+	check $suite P2PCONF_PAIRS no P2PCONF_PAIRS=1-0,1-0
 	check $suite P2PCONF_GPUS yes P2PCONF_GPUS=0,99
 	check $suite P2PCONF_PAIRS yes P2PCONF_PAIRS=0-99
 done

@@ -42,7 +42,7 @@ while getopts "g:m:" o; do
 done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] || usage
-out=${OUT:-$(mktemp -d /tmp/p2pconf-foreign.XXXXXX)}
+out=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/p2pconf-foreign.XXXXXX")}
 mkdir -p "$out"
 echo "foreign: files in $out"
 

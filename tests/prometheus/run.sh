@@ -40,12 +40,15 @@ if [ ${#need[@]} -gt 0 ]; then
 		log "installing ${p%%:*} (--no-install-recommends): ${p#*:}"
 		names+=("${p%%:*}")
 	done
+	aptlog=$(mktemp "${TMPDIR:-/tmp}/p2pconf-prometheus-apt.XXXXXX")
 	if ! { timeout 300 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends \
-		"${names[@]}"; } >/tmp/p2pconf-prometheus-apt.log 2>&1; then
-		tail -n 20 /tmp/p2pconf-prometheus-apt.log >&2
+		"${names[@]}"; } >"$aptlog" 2>&1; then
+		tail -n 20 "$aptlog" >&2
+		rm -f "$aptlog"
 		log "apt-get could not install ${names[*]}"
 		exit 2
 	fi
+	rm -f "$aptlog"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/p2pconf-prometheus.XXXXXX")

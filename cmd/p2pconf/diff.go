@@ -22,7 +22,12 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	strict := fs.Bool("strict", false, "also fail on checks newly failing that did not pass before, and on passes now skipped")
 	allow := fs.Bool("allow-mismatch", false, "compare runs of different backends (driver and fake) or different GPU sets")
 	threshold := fs.Float64("metric-threshold", 0.1, "relative metric change worth reporting (0.1 = 10%)")
+	knownFile := fs.String("known-deviations", "", knownDeviationsHelp)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	known, err := loadDeviations(*knownFile)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
@@ -42,6 +47,18 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		}
 		sides[i] = docs
 	}
+	// Only this invocation's file accepts anything: marks a document read
+	// back carries are cleared, on both sides.
+	for i := range sides {
+		for j := range sides[i] {
+			if i == 0 {
+				report.AcceptKnown(&sides[i][j], nil)
+			} else {
+				report.AcceptKnown(&sides[i][j], known)
+			}
+		}
+	}
+	defer warnUnused(stderr, "diff", known)
 	d := report.Diff(sides[0], sides[1], report.DiffOptions{MetricThreshold: *threshold, Strict: *strict, AllowMismatch: *allow})
 	if len(d.Mismatches) > 0 {
 		return statusError{code: exitUsage, err: fmt.Errorf("%s and %s are not comparable: %s; pass -allow-mismatch to compare them anyway",

@@ -227,3 +227,27 @@ func TestRunKnownDeviationsOnTheFake(t *testing.T) {
 		t.Errorf("a run with a bad file made its folder: %v", err)
 	}
 }
+
+// TestDiffBaselineAcceptedOnlyByADeviation: a baseline whose failures were
+// accepted by a known deviation does not accept them for good: without the
+// entry (removed, expired) the same failures are regressions again.
+func TestDiffBaselineAcceptedOnlyByADeviation(t *testing.T) {
+	base, newer := litmusRun(t, false), litmusRun(t, false)
+	known := knownFile(t, "* 580.x compiler")
+	if code, out, _ := runCmd("report", "-suites", "ordering", "-known-deviations", known, base); code != exitOK {
+		t.Fatalf("the baseline: exit %d\n%s", code, out)
+	}
+	// As gate.sh keeps it: the merged conformance.json.
+	baseline := filepath.Join(base, report.ConformanceFile)
+	if code, out, _ := runCmd("diff", "-known-deviations", known, baseline, newer); code != exitOK {
+		t.Errorf("with the entry: exit %d\n%s", code, out)
+	}
+	code, out, _ := runCmd("diff", baseline, newer)
+	if code != exitFailure || !strings.Contains(out, "no longer accepted") || !strings.Contains(out, "2 regression(s)") {
+		t.Errorf("without the entry: exit %d, want 1 with two regressions\n%s", code, out)
+	}
+	// A baseline that simply failed accepts the same failures, as before.
+	if code, out, _ := runCmd("diff", litmusRun(t, false), newer); code != exitOK {
+		t.Errorf("failed → failed without any file: exit %d\n%s", code, out)
+	}
+}

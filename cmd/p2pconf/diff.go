@@ -47,16 +47,12 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		}
 		sides[i] = docs
 	}
-	// Only this invocation's file accepts anything: marks a document read
-	// back carries are cleared, on both sides.
-	for i := range sides {
-		for j := range sides[i] {
-			if i == 0 {
-				report.AcceptKnown(&sides[i][j], nil)
-			} else {
-				report.AcceptKnown(&sides[i][j], known)
-			}
-		}
+	// Only this invocation's file accepts anything in NEW: the marks it
+	// carries are replaced. OLD keeps its own: a failure OLD accepted only
+	// through a known deviation is a regression when NEW fails it without
+	// one, so an entry that expires or is removed fails the gate again.
+	for j := range sides[1] {
+		report.AcceptKnown(&sides[1][j], known)
 	}
 	defer warnUnused(stderr, "diff", known)
 	d := report.Diff(sides[0], sides[1], report.DiffOptions{MetricThreshold: *threshold, Strict: *strict, AllowMismatch: *allow})

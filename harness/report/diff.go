@@ -85,7 +85,9 @@ type DiffResult struct {
 // nodes is a use too); with several hosts (fleet runs) results are matched
 // per host name, and a host missing from the new run makes every result on
 // it missing. A missing result is not a regression: the check did not run,
-// so it says nothing about the GPUs; it makes the new run incomplete.
+// so it says nothing about the GPUs; it makes the new run incomplete. A
+// failure NEW accepts (AcceptKnown) is no regression; one that OLD accepted
+// and NEW fails without acceptance is.
 func Diff(oldDocs, newDocs []Document, opt DiffOptions) DiffResult {
 	if opt.MetricThreshold <= 0 {
 		opt.MetricThreshold = 0.1
@@ -259,6 +261,15 @@ func diffHost(d *DiffResult, host string, o, n Document, hostInNew bool, opt Dif
 			c := mk(or, or, nil, fmt.Sprintf("%s before, missing now", or.Status))
 			c.Why, c.Incomplete = missingWhy(*or, o, n, hostInNew, ranHere, opt)
 			d.Missing = append(d.Missing, c)
+		case or.Accepted() && nr.Failed() && !nr.Accepted():
+			// The old run let this failure pass only through a known
+			// deviation; without one now (the entry expired or was
+			// removed, or no file was given) it fails the gate again, as
+			// if the old run had passed.
+			c := mk(or, or, nr, fmt.Sprintf("%s (accepted as a known deviation) → %s, no longer accepted: %s", or.Status, nr.Status, orDash(nr.Reason)))
+			c.Regression = true
+			c.Rerun = RerunCommand(n.System, *nr)
+			d.NewlyFailing = append(d.NewlyFailing, c)
 		case nr.Failed() && !or.Failed():
 			c := mk(or, or, nr, fmt.Sprintf("%s → %s: %s", or.Status, nr.Status, nr.ReasonLine()))
 			c.Regression = or.Status == StatusPass || opt.Strict

@@ -4,6 +4,7 @@
 package deviations
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +117,39 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 	}
 	if _, err := Load("/nonexistent/kd", known); err == nil || !strings.Contains(err.Error(), "/nonexistent/kd: cannot read") {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// TestTheDocumentedExampleParses: the example of docs/known-deviations.md
+// is a file this package reads, and it accepts what the text says.
+func TestTheDocumentedExampleParses(t *testing.T) {
+	data, err := os.ReadFile("../../docs/known-deviations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "```text\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/known-deviations.md has no text block")
+	}
+	s, err := Parse("known-deviations.txt", []byte(block), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Entries) != 1 {
+		t.Fatalf("%d entries", len(s.Entries))
+	}
+	for _, c := range []struct {
+		variant, driver, cause string
+		want                   bool
+	}{
+		{"mp-rel-sys-acq-sys-weak-x-in-loop-cta", "580.159.04", "compiler", true},
+		{"mp-rel-sys-acq-sys-weak-x-in-loop-cta", "590.1", "compiler", false},
+		{"mp-rel-sys-acq-sys-weak-x-in-loop-cta", "580.159.04", "hardware", false},
+		{"mp-rel-sys-acq-sys", "580.159.04", "compiler", false},
+	} {
+		if _, ok := s.Match("ordering.litmus", c.variant, c.driver, c.cause); ok != c.want {
+			t.Errorf("%+v: matched %v", c, ok)
+		}
 	}
 }

@@ -11,10 +11,11 @@ import (
 )
 
 // acceptedRun is fake2 with two passing results turned into failures whose
-// cause the suite found to be the compiler: the first of check a, the
-// first of check b. It returns the run and the two keys.
-func acceptedRun(t *testing.T, a, b string) ([]Document, string, string) {
+// cause the suite found to be the compiler: the first of checkA, the first
+// of checkB. It returns the run and the two keys.
+func acceptedRun(t *testing.T) ([]Document, string, string) {
 	t.Helper()
+	a, b := checkA, checkB
 	var ka, kb string
 	docs := mutate(loadRun(t, "testdata/fake2"), func(r *Result) bool {
 		if r.Status == StatusPass && ((r.Check == a && ka == "") || (r.Check == b && kb == "")) {
@@ -52,7 +53,7 @@ const (
 )
 
 func TestAcceptKnownKeepsTheFailure(t *testing.T) {
-	docs, ka, kb := acceptedRun(t, checkA, checkB)
+	docs, ka, kb := acceptedRun(t)
 	doc := Merge(docs)
 	s := deviationSet(t, entryFor(checkA, "580.x", "compiler")+entryFor("access.local-copy", "*", "any"))
 	if n := AcceptKnown(&doc, s); n != 1 {
@@ -100,14 +101,14 @@ func TestAcceptKnownNeedsDriverAndCause(t *testing.T) {
 		"cause mismatch":           entryFor(checkA, "580.x", "hardware"),
 		"another check":            entryFor(checkB+"x", "*", "any"),
 	} {
-		docs, ka, _ := acceptedRun(t, checkA, checkB)
+		docs, ka, _ := acceptedRun(t)
 		doc := Merge(docs)
 		if n := AcceptKnown(&doc, deviationSet(t, text)); n != 0 || findResult(t, doc, ka).Accepted() {
 			t.Errorf("%s: accepted %d", name, n)
 		}
 	}
 	// A driver the run does not record is in no range but "*".
-	docs, ka, _ := acceptedRun(t, checkA, checkB)
+	docs, ka, _ := acceptedRun(t)
 	doc := Merge(docs)
 	doc.System.DriverVersion = ""
 	if AcceptKnown(&doc, deviationSet(t, entryFor(checkA, ">=0", "compiler"))) != 0 {
@@ -129,7 +130,7 @@ func TestAcceptKnownNeedsDriverAndCause(t *testing.T) {
 
 func TestDiffAcceptedIsNoRegression(t *testing.T) {
 	old := loadRun(t, "testdata/fake2")
-	newer, ka, kb := acceptedRun(t, checkA, checkB)
+	newer, ka, kb := acceptedRun(t)
 	s := deviationSet(t, entryFor(checkA, "580.x", "compiler"))
 	for i := range newer {
 		AcceptKnown(&newer[i], s)

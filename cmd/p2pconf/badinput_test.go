@@ -31,7 +31,7 @@ type badInput struct {
 }
 
 // badInputs is the table the issue asks for. $F/afile holds "x",
-// $F/empty nothing, $F/array.json "[]", $F/dir is a folder, $F/fifo a
+// $F/empty nothing, $F/known-bad.txt a known-deviations entry with a bad cause on line 4, $F/array.json "[]", $F/dir is a folder, $F/fifo a
 // FIFO, $F/dangling a link to nothing, $F/run-a a recorded run.
 var badInputs = []badInput{
 	// Settings, through a suite binary: before any spec tree.
@@ -101,6 +101,9 @@ var badInputs = []badInput{
 	{input: "array where an object", args: []string{"run"}, env: []string{"P2PCONF_LITMUS_ENV=$F/array.json"}},
 	{input: "--bogus", args: []string{"preflight", "--bogus"}},
 	{input: "$F/dir", args: []string{"run", "--dry-run", "--model", "$F/dir"}},
+	{input: "$F/known-bad.txt:4", args: []string{"run", "--known-deviations", "$F/known-bad.txt"}},
+	{input: "$F/afile:1", args: []string{"run", "--known-deviations=$F/afile", "--dry-run"}},
+	{input: "$F/missing.txt", args: []string{"run", "--known-deviations", "$F/missing.txt"}},
 	{input: "-j", args: []string{"plan", "-j", "-3"}},
 	{input: "bogus", args: []string{"plan", "-preset", "bogus"}},
 	{input: "-mutants", args: []string{"plan", "-mutants", "some"}},
@@ -109,12 +112,14 @@ var badInputs = []badInput{
 	{input: "acess", args: []string{"report", "-suites", "acess", "$F/run-a"}},
 	{input: "$F/missing", args: []string{"report", "$F/missing"}},
 	{input: "$F/array.json", args: []string{"report", "-o", "$F/out", "$F/array.json"}},
+	{input: "$F/known-bad.txt:4", args: []string{"report", "-known-deviations", "$F/known-bad.txt", "-o", "$F/out", "$F/run-a"}},
 	{input: "$F/empty", args: []string{"diff", "$F/empty", "$F/run-a"}},
 	{input: "$F/array.json", args: []string{"diff", "$F/run-a", "$F/array.json"}},
 	{input: "$F/missing", args: []string{"diff", "$F/missing", "$F/run-a"}},
 	{input: "-metric-threshold", args: []string{"diff", "-metric-threshold", "-1", "$F/run-a", "$F/run-b"}},
 	{input: "the same run", args: []string{"diff", "$F/run-a", "$F/run-a"}},
 	{input: "the same run", args: []string{"diff", "$F/run-a", "$F/link-a"}},
+	{input: "$F/known-bad.txt:4", args: []string{"diff", "-known-deviations", "$F/known-bad.txt", "$F/run-a", "$F/run-b"}},
 	{input: "$F/missing", args: []string{"ticket", "-o", "$F/out.tar.gz", "$F/missing"}},
 	{input: "--pair 0-9", args: []string{"repro", "access.peer-copy", "--pair", "0-9", "-o", "$F/out"}, opens: true},
 	{input: "no.such-check", args: []string{"repro", "no.such-check", "--gpu", "0", "-o", "$F/out"}},
@@ -170,7 +175,8 @@ func healthSuite(t *testing.T) string {
 func preparedFiles(t *testing.T) string {
 	t.Helper()
 	f := t.TempDir()
-	for name, data := range map[string]string{"afile": "x", "empty": "", "array.json": "[]"} {
+	for name, data := range map[string]string{"afile": "x", "empty": "", "array.json": "[]",
+		"known-bad.txt": "check: ordering.litmus\nvariant: *\ndriver: 580.x\ncause: ptxas\nnote: n\n"} {
 		if err := os.WriteFile(filepath.Join(f, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,12 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	strict := fs.Bool("strict", false, "also fail on checks newly failing that did not pass before, and on passes now skipped")
 	allow := fs.Bool("allow-mismatch", false, "compare runs of different backends (driver and fake) or different GPU sets")
 	threshold := fs.Float64("metric-threshold", 0.1, "relative metric change worth reporting (0.1 = 10%)")
+	knownFile := fs.String("known-deviations", "", knownDeviationsHelp)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	known, err := loadDeviations(*knownFile)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
@@ -50,6 +55,14 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		}
 		sides[i] = docs
 	}
+	// Only this invocation's file accepts anything in NEW: the marks it
+	// carries are replaced. OLD keeps its own: a failure OLD accepted only
+	// through a known deviation is a regression when NEW fails it without
+	// one, so an entry that expires or is removed fails the gate again.
+	for j := range sides[1] {
+		report.AcceptKnown(&sides[1][j], known)
+	}
+	defer warnUnused(stderr, "diff", known)
 	d := report.Diff(sides[0], sides[1], report.DiffOptions{MetricThreshold: *threshold, Strict: *strict, AllowMismatch: *allow})
 	if len(d.Mismatches) > 0 {
 		return statusError{code: exitUsage, err: fmt.Errorf("%s and %s are not comparable: %s; pass -allow-mismatch to compare them anyway",

@@ -127,19 +127,19 @@ func usageMeaning(more string) string {
 }
 
 var _ = registerExits(
-	exitRow{"run", exitOK, "every selected suite ran and every check conformed (passed, or skipped for a reason the catalogue names)"},
+	exitRow{"run", exitOK, "every selected suite ran and every check conformed (passed, or skipped for a reason the catalogue names), or failed and --known-deviations accepts it (it is still reported as a failure, with its note)"},
 	exitRow{"run", exitFailure, "a conformance failure: a check failed or timed out; wins over 3"},
-	exitRow{"run", exitUsage, "bad input, found before any GPU work and writing no result: a bad flag or setting (P2PCONF_*), a label filter that does not parse or names a check or suite the catalogue lacks, or a report folder that cannot be used, all found before any suite is built; or a label filter that selects no spec"},
+	exitRow{"run", exitUsage, "bad input, found before any GPU work and writing no result: a bad flag or setting (P2PCONF_*), a label filter that does not parse or names a check or suite the catalogue lacks, a --known-deviations file that cannot be read or has a bad entry (named by file:line), or a report folder that cannot be used, all found before any suite is built; or a label filter that selects no spec"},
 	exitRow{"run", exitIncomplete, "incomplete run or harness error: the driver (or the fake) could not be opened, found before any suite is built; a suite did not run or stopped early, a result has status error, a suite process failed, or the suites could not be built or listed"},
 
-	exitRow{"report", exitOK, "all conform: every check of every suite the run meant to run passed or was skipped"},
+	exitRow{"report", exitOK, "all conform: every check of every suite the run meant to run passed or was skipped, or failed and -known-deviations accepts it (still reported as a failure, with its note)"},
 	exitRow{"report", exitFailure, "a conformance failure: a check failed or timed out; wins over 3"},
-	exitRow{"report", exitUsage, usageMeaning(", a folder that does not exist or -suites naming a suite that is neither known nor in the folder")},
+	exitRow{"report", exitUsage, usageMeaning(", a folder that does not exist, -suites naming a suite that is neither known nor in the folder, or a -known-deviations file that cannot be read or has a bad entry")},
 	exitRow{"report", exitIncomplete, "incomplete run or harness error: a suite the run meant to run (run.json in the folder, else -suites, else all) did not run or stopped early, a result has status error or a suite setup failed, no result at all, or the files could not be read or written"},
 
 	exitRow{"diff", exitOK, "no regression and nothing missing"},
-	exitRow{"diff", exitFailure, "a regression: a check that passed in OLD fails in NEW; wins over 3"},
-	exitRow{"diff", exitUsage, usageMeaning(", or runs of different backends or GPU sets without -allow-mismatch")},
+	exitRow{"diff", exitFailure, "a regression: a check that passed in OLD fails in NEW and no -known-deviations entry accepts it; wins over 3"},
+	exitRow{"diff", exitUsage, usageMeaning(", a -known-deviations file that cannot be read or has a bad entry, or runs of different backends or GPU sets without -allow-mismatch")},
 	exitRow{"diff", exitIncomplete, "results of OLD missing from NEW (listed apart: their suite or host did not run, or nothing explains it), or the files could not be read"},
 
 	exitRow{"plan", exitOK, "the plan was printed"},

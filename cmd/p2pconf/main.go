@@ -41,7 +41,7 @@ const usage = `usage: p2pconf <command> [arguments]
 
 commands:
   run [--run NAME] [--suites LIST] [--label-filter EXPR] [-j N] [--serial]
-      [--mutants WHICH] [--dry-run] [--keep] [--ginkgo.FLAG...]
+      [--mutants WHICH] [--dry-run] [--keep] [--known-deviations FILE] [--ginkgo.FLAG...]
         run the suites on this machine's GPUs, several processes at once on
         disjoint GPUs (p2pconf run --help), and render the merged report into
         reports/NAME (NAME.2 when NAME holds an earlier run)
@@ -54,14 +54,14 @@ commands:
         print this machine's GPUs and the capability matrices CUDA and NVML
         claim for every ordered pair, opening the backend as the suites do
         (P2PCONF_BACKEND, P2PCONF_FAKE, P2PCONF_GPUS, P2PCONF_PAIRS apply)
-  report [-o OUT] [-print] [-suites LIST] DIR...
+  report [-o OUT] [-print] [-suites LIST] [-known-deviations FILE] DIR...
         render the merged report (conformance.json, junit.xml, matrix.md,
         matrix.html) of a run folder in place; with -o, write it to OUT;
         several folders of one host are merged, of several hosts make a
         fleet view (fleet.md, fleet.html, fleet.json, hosts/<host>/);
         -suites names the suites the run was meant to run (default: all),
         any of them without results makes the run incomplete
-  diff [-json] [-strict] [-allow-mismatch] [-metric-threshold F] OLD NEW
+  diff [-json] [-strict] [-allow-mismatch] [-metric-threshold F] [-known-deviations FILE] OLD NEW
         compare two runs (run folders, conformance.json or fleet.json) check
         by check and pair by pair; runs of different backends or GPU sets
         are refused unless -allow-mismatch
@@ -86,6 +86,11 @@ commands:
         its outcome is allowed or forbidden, the axiom that forbids it or an
         execution that allows it, and any data race (docs/litmus.md, "Checking
         a litmus test"); - reads standard input
+  litmus table [-json] [-gpu N] RUN
+        put a run's litmus results beside the PLDI 2026 cuda-litmus table:
+        per row, the model's verdict, whether the run showed the outcome and
+        whether the table's H100 and GH200 did (docs/litmus.md, "The generated
+        space"); the rows come from the space profile
   tune [-envs N] [-time D] [-mutant-budget D] [-o FILE] [-suite-binary BIN]
         search random litmus testing environments on this machine (the
         ordering suite's mutants between CTAs of one GPU, each environment

@@ -26,9 +26,24 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	// Accepted so scripts that pass it keep working; a run without results
 	// always exits 3, so the flag changes nothing.
 	fs.Bool("fail-on-empty", true, "no effect: a run without results always exits 3")
+	knownFile := fs.String("known-deviations", "", knownDeviationsHelp)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	known, err := loadDeviations(*knownFile)
+	if err != nil {
+		return err
+	}
+	// Every path below marks the accepted failures afresh (and clears any
+	// a document read back carries): nothing is accepted that this
+	// invocation's file does not name.
+	applied := false
+	accept := func(d *report.Document) { report.AcceptKnown(d, known); applied = true }
+	defer func() {
+		if applied {
+			warnUnused(stderr, "report", known)
+		}
+	}()
 	expected, err := expectedSuites(*suiteList)
 	if err != nil {
 		return err
@@ -70,6 +85,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	hosts := report.ByHost(docs)
 	if len(hosts) > 1 && *out != "" {
+		for i := range hosts {
+			accept(&hosts[i].Doc)
+		}
 		if err := report.WriteFleet(*out, hosts); err != nil {
 			return incomplete(err)
 		}
@@ -91,9 +109,10 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if target == "" {
 		// Re-render in place from the per-suite files, under the folder's lock.
 		target = dirs[0]
-		doc, err = report.RenderDir(target)
+		doc, err = report.RenderDirWith(target, accept)
 	} else {
 		doc = report.Merge(docs)
+		accept(&doc)
 		err = report.WriteMerged(target, doc)
 	}
 	if err != nil {
@@ -178,12 +197,38 @@ func printVerdict(w io.Writer, prefix string, v report.Verdict) {
 	if len(v.Failed) > 0 {
 		fmt.Fprintf(w, "%sconformance failure: %d check result(s) failed or timed out\n", prefix, len(v.Failed))
 	}
+	if len(v.Accepted) > 0 {
+		fmt.Fprintf(w, "%s%s accepted as known deviations: %s\n", prefix, plural(len(v.Accepted), "failure"), acceptedList(v.Accepted))
+		for _, r := range v.Accepted {
+			fmt.Fprintf(w, "%s  fail %s: %s\n", prefix, r.Key(), r.ReasonLine())
+		}
+	}
 	for _, why := range v.Incomplete {
 		fmt.Fprintf(w, "%sincomplete: %s\n", prefix, why)
 	}
-	if len(v.Failed) == 0 && len(v.Incomplete) == 0 {
+	switch {
+	case len(v.Failed) > 0 || len(v.Incomplete) > 0:
+	case len(v.Accepted) > 0:
+		fmt.Fprintf(w, "%sall conform but the %s accepted as known deviations\n", prefix, plural(len(v.Accepted), "failure"))
+	default:
 		fmt.Fprintf(w, "%sall conform\n", prefix)
 	}
+}
+
+// acceptedList names the accepted failures' checks and variants, in the
+// order of the verdict, each once: what the summary line says was let pass.
+func acceptedList(rs []report.Result) string {
+	var names []string
+	for _, r := range rs {
+		n := r.Check
+		if r.Variant != "" {
+			n += " (" + r.Variant + ")"
+		}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // verdictStatus is the exit status of one or more hosts' verdicts: a

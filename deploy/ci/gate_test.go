@@ -142,9 +142,49 @@ func TestGateOnFakeBackend(t *testing.T) {
 	if !bytes.Equal(readFile(t, baseline), readFile(t, newRun)) {
 		t.Errorf("the passing run did not become the baseline")
 	}
+
+	// 5. A known deviation: the defect's failures, accepted by an entry of
+	// GATE_KNOWN_DEVIATIONS, pass the gate and stay failures in its JUnit
+	// and diff; the run becomes the baseline with its notes.
+	known := filepath.Join(work, "known-deviations.txt")
+	entry := "check: access.kernel-remote-write\nvariant: *\ndriver: 580.x\ncause: any\nnote: the fake drops peer stores\n"
+	if err := os.WriteFile(known, []byte(entry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runGate(t, append(defect, "GATE_KNOWN_DEVIATIONS="+known), flags...)
+	if r.code != 0 || !strings.Contains(r.output, "PASS: no regression against the baseline") {
+		t.Fatalf("defect with its known deviation: exit %d, want 0\n%s", r.code, r.output)
+	}
+	if j := readFile(t, junit); !bytes.Contains(j, []byte("<failure")) || !bytes.Contains(j, []byte("the fake drops peer stores")) {
+		t.Errorf("the accepted failures are not failures with their note in %s", junit)
+	}
+	if diff := string(readFile(t, filepath.Join(gateDir, "diff.txt"))); !strings.Contains(diff, "accepted as known deviations") {
+		t.Errorf("diff.txt does not say what it accepted:\n%s", diff)
+	}
+	// 6. Without the entry the same failures regress against that baseline.
+	r = runGate(t, defect, flags...)
+	if r.code != 1 || !strings.Contains(string(readFile(t, filepath.Join(gateDir, "diff.txt"))), "no longer accepted") {
+		t.Fatalf("defect after its entry was removed: exit %d, want 1\n%s", r.code, r.output)
+	}
+	// 7. A bad file stops the gate before the run; the baseline stays.
+	before := readFile(t, baseline)
+	if err := os.WriteFile(known, []byte(strings.Replace(entry, "cause: any", "cause: fake", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runGate(t, append(defect, "GATE_KNOWN_DEVIATIONS="+known), flags...)
+	if r.code != 2 || !strings.Contains(r.output, known+":4: cause") {
+		t.Errorf("a bad known-deviations file: exit %d, want 2 naming %s:4\n%s", r.code, known, r.output)
+	}
+	if !bytes.Equal(readFile(t, baseline), before) {
+		t.Errorf("a gate stopped by a bad file changed the baseline")
+	}
+	// Recovery again, for what follows.
+	if r = runGate(t, clean, flags...); r.code != 0 {
+		t.Fatalf("clean run: exit %d\n%s", r.code, r.output)
+	}
 	kept := readFile(t, baseline)
 
-	// 5. Runs the gate cannot judge exit 2 and leave the baseline alone.
+	// 8. Runs the gate cannot judge exit 2 and leave the baseline alone.
 	if r := runGate(t, clean, filepath.Join(work, "no-such.tar.gz")); r.code != 2 || !strings.Contains(r.output, "no tarball") {
 		t.Errorf("missing tarball: exit %d, want 2\n%s", r.code, r.output)
 	}

@@ -93,6 +93,9 @@ func (c *cell) add(r Result, note int) {
 	if r.Reason != "" {
 		line += " (" + r.Reason + ")"
 	}
+	if r.Accepted() {
+		line += " [known deviation: " + r.KnownDeviation + "]"
+	}
 	c.lines = append(c.lines, line)
 }
 

@@ -38,6 +38,9 @@ type Change struct {
 	Old        *Result `json:"old"`
 	New        *Result `json:"new"`
 	Regression bool    `json:"regression"`
+	// Accepted marks a newly failing result that a known-deviations file
+	// accepts (New.KnownDeviation): listed, never a regression.
+	Accepted bool `json:"accepted,omitempty"`
 	// Detail is the one-line description: statuses, reasons or values.
 	Detail string `json:"detail"`
 	// Rerun is the rerun command for a newly failing result.
@@ -68,6 +71,9 @@ type DiffResult struct {
 	OtherStatus []Change `json:"other_status_changes"`
 	Metrics     []Change `json:"metric_changes"`
 	Regressions int      `json:"regressions"`
+	// Accepted counts the newly failing results a known-deviations file
+	// accepts (AcceptKnown on the new run): they would be regressions.
+	Accepted int `json:"accepted,omitempty"`
 	// Incomplete counts the missing results that make the new run
 	// incomplete.
 	Incomplete int `json:"incomplete"`
@@ -79,7 +85,9 @@ type DiffResult struct {
 // nodes is a use too); with several hosts (fleet runs) results are matched
 // per host name, and a host missing from the new run makes every result on
 // it missing. A missing result is not a regression: the check did not run,
-// so it says nothing about the GPUs; it makes the new run incomplete.
+// so it says nothing about the GPUs; it makes the new run incomplete. A
+// failure NEW accepts (AcceptKnown) is no regression; one that OLD accepted
+// and NEW fails without acceptance is.
 func Diff(oldDocs, newDocs []Document, opt DiffOptions) DiffResult {
 	if opt.MetricThreshold <= 0 {
 		opt.MetricThreshold = 0.1
@@ -131,6 +139,9 @@ func Diff(oldDocs, newDocs []Document, opt DiffOptions) DiffResult {
 	for _, c := range append(append([]Change{}, d.NewlyFailing...), d.OtherStatus...) {
 		if c.Regression {
 			d.Regressions++
+		}
+		if c.Accepted {
+			d.Accepted++
 		}
 	}
 	for _, c := range d.Missing {
@@ -250,9 +261,19 @@ func diffHost(d *DiffResult, host string, o, n Document, hostInNew bool, opt Dif
 			c := mk(or, or, nil, fmt.Sprintf("%s before, missing now", or.Status))
 			c.Why, c.Incomplete = missingWhy(*or, o, n, hostInNew, ranHere, opt)
 			d.Missing = append(d.Missing, c)
+		case or.Accepted() && nr.Failed() && !nr.Accepted():
+			// The old run let this failure pass only through a known
+			// deviation; without one now (the entry expired or was
+			// removed, or no file was given) it fails the gate again, as
+			// if the old run had passed.
+			c := mk(or, or, nr, fmt.Sprintf("%s (accepted as a known deviation) → %s, no longer accepted: %s", or.Status, nr.Status, orDash(nr.Reason)))
+			c.Regression = true
+			c.Rerun = RerunCommand(n.System, *nr)
+			d.NewlyFailing = append(d.NewlyFailing, c)
 		case nr.Failed() && !or.Failed():
-			c := mk(or, or, nr, fmt.Sprintf("%s → %s: %s", or.Status, nr.Status, orDash(nr.Reason)))
+			c := mk(or, or, nr, fmt.Sprintf("%s → %s: %s", or.Status, nr.Status, nr.ReasonLine()))
 			c.Regression = or.Status == StatusPass || opt.Strict
+			acceptChange(&c, nr)
 			c.Rerun = RerunCommand(n.System, *nr)
 			d.NewlyFailing = append(d.NewlyFailing, c)
 		case or.Failed() && nr.Status == StatusPass:
@@ -277,15 +298,24 @@ func diffHost(d *DiffResult, host string, o, n Document, hostInNew bool, opt Dif
 		}
 		c := mk(nr, nil, nr, fmt.Sprintf("new: %s", nr.Status))
 		if nr.Reason != "" && nr.Status != StatusPass {
-			c.Detail += ": " + nr.Reason
+			c.Detail += ": " + nr.ReasonLine()
 		}
 		if nr.Failed() {
 			c.Regression = opt.Strict
+			acceptChange(&c, nr)
 			c.Rerun = RerunCommand(n.System, *nr)
 			d.NewlyFailing = append(d.NewlyFailing, c)
 			continue
 		}
 		d.Added = append(d.Added, c)
+	}
+}
+
+// acceptChange makes a newly failing change that a known-deviations entry
+// accepts no regression, and marks it so: a diff lists it all the same.
+func acceptChange(c *Change, nr *Result) {
+	if nr.Accepted() && c.Regression {
+		c.Regression, c.Accepted = false, true
 	}
 }
 
@@ -461,6 +491,9 @@ func (d DiffResult) Text() string {
 		fmt.Fprintf(&b, "\n%d regression(s).\n", d.Regressions)
 	} else {
 		b.WriteString("\nNo regressions.\n")
+	}
+	if d.Accepted > 0 {
+		fmt.Fprintf(&b, "%d failure(s) accepted as known deviations: still failing, not counted as regressions.\n", d.Accepted)
 	}
 	if d.Incomplete > 0 {
 		fmt.Fprintf(&b, "%d result(s) of the old run missing from the new run: the new run is incomplete.\n", d.Incomplete)

@@ -225,7 +225,7 @@ func (fv *fleetView) failuresMD(b *strings.Builder, family string) {
 				continue
 			}
 			fmt.Fprintf(b, "- **%s** %s %s %s: %s  \n  rerun on %s: `%s`\n", mdText(orDash(h.Name)), symbol(r.Status), r.Check,
-				r.TargetName(), mdText(orDash(r.Reason)), mdText(orDash(h.Name)), RerunCommand(h.Doc.System, r))
+				r.TargetName(), mdText(r.ReasonLine()), mdText(orDash(h.Name)), RerunCommand(h.Doc.System, r))
 		}
 	}
 	b.WriteString("\n")
@@ -264,7 +264,7 @@ func (fv *fleetView) html() string {
 			for _, r := range h.Doc.Results {
 				if r.Family == f.name && r.Failed() {
 					fmt.Fprintf(&b, "<li><b>%s</b> %s %s %s: %s<br>rerun on %s: <code>%s</code></li>\n", esc(orDash(h.Name)), symbol(r.Status),
-						esc(r.Check), esc(r.TargetName()), esc(orDash(r.Reason)), esc(orDash(h.Name)), esc(RerunCommand(h.Doc.System, r)))
+						esc(r.Check), esc(r.TargetName()), esc(r.ReasonLine()), esc(orDash(h.Name)), esc(RerunCommand(h.Doc.System, r)))
 				}
 			}
 		}

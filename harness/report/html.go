@@ -52,6 +52,9 @@ func HTML(doc Document) string {
 	s := doc.Summary
 	w("<p class=\"counts\"><span class=\"pass\">%d pass</span><span class=\"fail\">%d fail</span><span class=\"skip\">%d skip</span><span class=\"timeout\">%d timeout</span><span class=\"error\">%d error</span> of %d results · <a href=\"#disagreements\">%d disagreements</a> · <a href=\"#failures\">%d failing targets</a></p>\n",
 		s.Pass, s.Fail, s.Skip, s.Timeout, s.Error, s.Total, len(v.disagreements), len(v.failures))
+	if note := acceptedNote(doc); note != "" {
+		w("<p class=\"counts\"><b>%s.</b></p>\n", esc(note))
+	}
 	writeSuitesHTML(&b, doc)
 	// What needs reading comes first: the failures, then the disagreements.
 	writeFailuresHTML(&b, v)
@@ -254,7 +257,7 @@ func writeFamilyHTML(b *strings.Builder, v *view, f *familyView) {
 	if len(f.system) > 0 {
 		b.WriteString("<ul>\n")
 		for _, r := range f.system {
-			fmt.Fprintf(b, "<li>%s %s (%s): %s</li>\n", symbol(r.Status), esc(r.Check), esc(r.TargetName()), esc(orDash(r.Reason)))
+			fmt.Fprintf(b, "<li>%s %s (%s): %s</li>\n", symbol(r.Status), esc(r.Check), esc(r.TargetName()), esc(r.ReasonLine()))
 		}
 		b.WriteString("</ul>\n")
 	}

@@ -167,13 +167,16 @@ func junitCase(doc Document, r Result) junitTestCase {
 	case StatusSkip:
 		tc.Skipped = &junitSkipped{Message: r.Reason}
 	case StatusFail, StatusTimeout:
-		tc.Failure = &junitFailure{Message: orDash(r.Reason), Type: r.Status, Description: failureBody(doc, r)}
+		tc.Failure = &junitFailure{Message: r.ReasonLine(), Type: r.Status, Description: failureBody(doc, r)}
 	default:
 		tc.Error = &junitError{Message: orDash(r.Reason), Type: r.Status, Description: failureBody(doc, r)}
 	}
 	props := []junitProperty{{Name: "check", Value: r.Check}, {Name: "kind", Value: r.Kind}, {Name: "target", Value: r.TargetName()}}
 	if r.Variant != "" {
 		props = append(props, junitProperty{Name: "variant", Value: r.Variant}, junitProperty{Name: "spec", Value: VariantName(r)})
+	}
+	if r.Accepted() {
+		props = append(props, junitProperty{Name: "known_deviation", Value: r.KnownDeviation})
 	}
 	if r.Link != "" {
 		props = append(props, junitProperty{Name: "link", Value: r.Link})
@@ -214,6 +217,9 @@ func junitCase(doc Document, r Result) junitTestCase {
 func failureBody(doc Document, r Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(r.Message))
+	if r.Accepted() {
+		fmt.Fprintf(&b, "known deviation (accepted, still a failure): %s\n", r.KnownDeviation)
+	}
 	fmt.Fprintf(&b, "spec: %s\n", r.Spec)
 	if r.Step != "" {
 		fmt.Fprintf(&b, "step: %s\n", r.Step)

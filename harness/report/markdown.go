@@ -90,6 +90,9 @@ func writeSummaryMD(b *strings.Builder, doc Document) {
 	s := doc.Summary
 	fmt.Fprintf(b, "**%d pass · %d fail · %d skip · %d timeout · %d error** (%d results)\n\n",
 		s.Pass, s.Fail, s.Skip, s.Timeout, s.Error, s.Total)
+	if note := acceptedNote(doc); note != "" {
+		fmt.Fprintf(b, "**%s.**\n\n", mdText(note))
+	}
 	if len(doc.Suites) > 0 {
 		var parts []string
 		for _, su := range doc.Suites {
@@ -248,7 +251,7 @@ func writeFamilyMD(b *strings.Builder, v *view, f *familyView) {
 	writePairChecksMD(b, v, f)
 	writeTripleChecksMD(b, f)
 	for _, r := range f.system {
-		fmt.Fprintf(b, "- %s %s (%s): %s\n", symbol(r.Status), r.Check, r.TargetName(), mdText(orDash(r.Reason)))
+		fmt.Fprintf(b, "- %s %s (%s): %s\n", symbol(r.Status), r.Check, r.TargetName(), mdText(r.ReasonLine()))
 	}
 	for i, n := range f.notes {
 		fmt.Fprintf(b, "%s %s  \n", superscript(i+1), mdText(n))

@@ -161,6 +161,9 @@ func writeFailuresMD(b *strings.Builder, v *view) {
 		fmt.Fprintf(b, "### %s\n\n", g.target)
 		for _, r := range g.results {
 			fmt.Fprintf(b, "- %s **%s** %s: %s\n", symbol(r.Status), r.Check, r.Status, mdText(orDash(r.Reason)))
+			if r.Accepted() {
+				fmt.Fprintf(b, "  - known deviation (accepted, still a failure): %s\n", mdText(r.KnownDeviation))
+			}
 			if r.Variant != "" {
 				// Several specs of this check ran here: name the one that
 				// failed by its text and its variant key.

@@ -113,7 +113,9 @@ type Result struct {
 	Status  string `json:"status"`
 	// Reason is one line: the skip reason ("needs X (found Y)") or the first
 	// line of the failure message.
-	Reason string `json:"reason"`
+	Reason      string `json:"reason"`
+	Cause       string `json:"cause,omitempty"`
+	CauseDetail string `json:"cause_detail,omitempty"`
 	// Message is Ginkgo's whole failure or skip message.
 	Message string `json:"message"`
 	// Step is the By step the spec was in when it failed or timed out.
@@ -154,6 +156,11 @@ type Result struct {
 	// Repro is, on a failing conf result of a reproducible check, the
 	// command that writes its standalone C reproducer (ReproCommand).
 	Repro string `json:"repro,omitempty"`
+	// KnownDeviation is, on a failure a known-deviations file accepts
+	// (p2pconf run/report/diff --known-deviations), that entry's note,
+	// reference and file:line. The result stays a failure; only the run's
+	// exit status lets it pass (Verdict.Accepted).
+	KnownDeviation string `json:"known_deviation,omitempty"`
 }
 
 // Summary counts results by status.

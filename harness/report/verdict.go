@@ -57,6 +57,10 @@ func MissingSuites(doc Document, expected []string) []string {
 type Verdict struct {
 	// Failed are conformance failures: checks that failed or timed out.
 	Failed []Result
+	// Accepted are failures a known-deviations file accepted
+	// (AcceptKnown): still failures in every report, but they alone do not
+	// make the run fail.
+	Accepted []Result
 	// Incomplete says why the run cannot be judged whole: suites that did
 	// not run or stopped early, harness errors, setup failures, no result.
 	Incomplete []string
@@ -75,6 +79,8 @@ func Judge(doc Document, expected []string) Verdict {
 			errs++
 		case r.Kind == "setup" && r.Failed():
 			v.Incomplete = append(v.Incomplete, fmt.Sprintf("%s: suite setup %s: %s", r.Family, r.Status, orDash(r.Reason)))
+		case r.Accepted():
+			v.Accepted = append(v.Accepted, r)
 		case r.Failed():
 			v.Failed = append(v.Failed, r)
 		}

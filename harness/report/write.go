@@ -82,27 +82,37 @@ func WriteRun(dir string, sys System, ginkgoJSON []byte, meta RunMeta) error {
 	if err := writeJSON(filepath.Join(dir, suite+SuiteConformanceSuffix), doc); err != nil {
 		return err
 	}
-	_, err = renderLocked(dir)
+	_, err = renderLocked(dir, nil)
 	return err
 }
 
 // RenderDir re-renders the merged files of a run folder from the per-suite
 // files in it, and returns the merged document (`p2pconf report DIR`).
 func RenderDir(dir string) (Document, error) {
+	return RenderDirWith(dir, nil)
+}
+
+// RenderDirWith is RenderDir with edit applied to the merged document
+// before it is written (p2pconf report --known-deviations marks the
+// failures a file accepts); a nil edit changes nothing.
+func RenderDirWith(dir string, edit func(*Document)) (Document, error) {
 	unlock, err := lockDir(dir)
 	if err != nil {
 		return Document{}, err
 	}
 	defer unlock()
-	return renderLocked(dir)
+	return renderLocked(dir, edit)
 }
 
-func renderLocked(dir string) (Document, error) {
+func renderLocked(dir string, edit func(*Document)) (Document, error) {
 	docs, err := LoadRunDir(dir)
 	if err != nil {
 		return Document{}, err
 	}
 	doc := Merge(docs)
+	if edit != nil {
+		edit(&doc)
+	}
 	return doc, WriteMerged(dir, doc)
 }
 

@@ -1153,15 +1153,19 @@ static CUresult f_cuModuleUnload(struct module *m) {
 
 // A link state compiles PTX into a "cubin": here the text "FAKECUBIN sm_90",
 // a newline and the PTX, so a test can see what was compiled. The link keeps
-// the binding's log buffers, as the driver does, until cuLinkDestroy.
-struct link { int magic; char *errlog, *infolog; size_t errsize, infosize; char *ptx, *cubin; };
+// the binding's log buffers, as the driver does, until cuLinkDestroy. A
+// sixth option, CU_JIT_OPTIMIZATION_LEVEL (7), shows in the cubin's first
+// line as " O<level>".
+struct link { int magic; char *errlog, *infolog; size_t errsize, infosize; char *ptx, *cubin; int level; };
 #define LINK_MAGIC 0x4c4c
 static CUresult f_cuLinkCreate_v2(unsigned int n, int *opts, void **vals, struct link **state) {
 	NEED_CTX();
 	static const int want[5] = {5, 6, 3, 4, 12};
-	if (n != 5 || memcmp(opts, want, sizeof want) != 0 || !state) return INVALID_VALUE;
+	if ((n != 5 && n != 6) || memcmp(opts, want, sizeof want) != 0 || !state) return INVALID_VALUE;
+	if (n == 6 && (opts[5] != 7 || (uintptr_t)vals[5] > 4)) return INVALID_VALUE;
 	struct link *l = calloc(1, sizeof *l);
 	l->magic = LINK_MAGIC;
+	l->level = n == 6 ? (int)(uintptr_t)vals[5] : -1;
 	l->errlog = vals[0], l->errsize = (size_t)(uintptr_t)vals[1];
 	l->infolog = vals[2], l->infosize = (size_t)(uintptr_t)vals[3];
 	if (!l->errlog || !l->infolog || l->errsize < 64 || l->infosize < 64 || (uintptr_t)vals[4] != 1) {
@@ -1192,7 +1196,10 @@ static CUresult f_cuLinkComplete(struct link *l, void **cubin, size_t *size) {
 	free(l->cubin);
 	size_t n = strlen(l->ptx) + 32;
 	l->cubin = malloc(n);
-	*size = (size_t)snprintf(l->cubin, n, "FAKECUBIN sm_90\n%s", l->ptx);
+	if (l->level >= 0)
+		*size = (size_t)snprintf(l->cubin, n, "FAKECUBIN sm_90 O%d\n%s", l->level, l->ptx);
+	else
+		*size = (size_t)snprintf(l->cubin, n, "FAKECUBIN sm_90\n%s", l->ptx);
 	*cubin = l->cubin;
 	snprintf(l->infolog, l->infosize, "ptxas info    : fake JIT linked %zu bytes", strlen(l->ptx));
 	logf_("link_complete %zu device %d", strlen(l->ptx), current->dev);

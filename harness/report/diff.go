@@ -252,6 +252,9 @@ func diffHost(d *DiffResult, host string, o, n Document, hostInNew bool, opt Dif
 			d.Missing = append(d.Missing, c)
 		case nr.Failed() && !or.Failed():
 			c := mk(or, or, nr, fmt.Sprintf("%s → %s: %s", or.Status, nr.Status, orDash(nr.Reason)))
+			if cl := nr.CauseLine(); cl != "" {
+				c.Detail += "; " + cl
+			}
 			c.Regression = or.Status == StatusPass || opt.Strict
 			c.Rerun = RerunCommand(n.System, *nr)
 			d.NewlyFailing = append(d.NewlyFailing, c)
@@ -278,6 +281,9 @@ func diffHost(d *DiffResult, host string, o, n Document, hostInNew bool, opt Dif
 		c := mk(nr, nil, nr, fmt.Sprintf("new: %s", nr.Status))
 		if nr.Reason != "" && nr.Status != StatusPass {
 			c.Detail += ": " + nr.Reason
+		}
+		if cl := nr.CauseLine(); cl != "" {
+			c.Detail += "; " + cl
 		}
 		if nr.Failed() {
 			c.Regression = opt.Strict

@@ -142,6 +142,9 @@ func writeFailuresHTML(b *strings.Builder, v *view) {
 		fmt.Fprintf(b, "<h3>%s</h3>\n<ul>\n", esc(g.target))
 		for _, r := range g.results {
 			fmt.Fprintf(b, "<li>%s <b>%s</b> %s: %s", symbol(r.Status), esc(r.Check), esc(r.Status), esc(orDash(r.Reason)))
+			if c := r.CauseLine(); c != "" {
+				fmt.Fprintf(b, "<br>%s", esc(c))
+			}
 			if r.Variant != "" {
 				fmt.Fprintf(b, "<br>spec: %s (variant <code>%s</code>)", esc(r.Spec), esc(r.Variant)) // see writeFailuresMD
 			}

@@ -214,6 +214,9 @@ func junitCase(doc Document, r Result) junitTestCase {
 func failureBody(doc Document, r Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(r.Message))
+	if c := r.CauseLine(); c != "" {
+		fmt.Fprintf(&b, "%s\n", c)
+	}
 	fmt.Fprintf(&b, "spec: %s\n", r.Spec)
 	if r.Step != "" {
 		fmt.Fprintf(&b, "step: %s\n", r.Step)

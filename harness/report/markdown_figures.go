@@ -161,6 +161,9 @@ func writeFailuresMD(b *strings.Builder, v *view) {
 		fmt.Fprintf(b, "### %s\n\n", g.target)
 		for _, r := range g.results {
 			fmt.Fprintf(b, "- %s **%s** %s: %s\n", symbol(r.Status), r.Check, r.Status, mdText(orDash(r.Reason)))
+			if c := r.CauseLine(); c != "" {
+				fmt.Fprintf(b, "  - %s\n", mdText(c))
+			}
 			if r.Variant != "" {
 				// Several specs of this check ran here: name the one that
 				// failed by its text and its variant key.

@@ -113,7 +113,9 @@ type Result struct {
 	Status  string `json:"status"`
 	// Reason is one line: the skip reason ("needs X (found Y)") or the first
 	// line of the failure message.
-	Reason string `json:"reason"`
+	Reason      string `json:"reason"`
+	Cause       string `json:"cause,omitempty"`
+	CauseDetail string `json:"cause_detail,omitempty"`
 	// Message is Ginkgo's whole failure or skip message.
 	Message string `json:"message"`
 	// Step is the By step the spec was in when it failed or timed out.
@@ -219,6 +221,36 @@ func (r Result) Key() string {
 		k += " (" + r.Variant + ")"
 	}
 	return k
+}
+
+// CauseEntry is the name of the finding that says why a forbidden
+// outcome showed: its value has "cause" (compiler, hardware or
+// undetermined) and "detail", which the result's Cause and CauseDetail
+// carry.
+const CauseEntry = "cause"
+
+// CauseLine is the one line a ticket quotes, "cause: compiler — the weak
+// load of x in role 1's poll loop is merged …; at JIT level 0: 0 of N", or
+// "" for a result without a cause.
+func (r Result) CauseLine() string {
+	if r.Cause == "" {
+		return ""
+	}
+	return "cause: " + r.Cause + " — " + r.CauseDetail
+}
+
+// causeOf reads the cause finding of a spec's entries.
+func causeOf(entries []Entry) (cause, detail string) {
+	for _, e := range entries {
+		if e.Kind != KindFinding || e.Name != CauseEntry {
+			continue
+		}
+		if m, ok := e.Value.(map[string]any); ok {
+			cause, _ = m["cause"].(string)
+			detail, _ = m["detail"].(string)
+		}
+	}
+	return cause, detail
 }
 
 // Failed reports whether the result is a fail, timeout or error.

@@ -178,6 +178,11 @@ func printVerdict(w io.Writer, prefix string, v report.Verdict) {
 	if len(v.Failed) > 0 {
 		fmt.Fprintf(w, "%sconformance failure: %d check result(s) failed or timed out\n", prefix, len(v.Failed))
 	}
+	for _, r := range v.Failed {
+		if c := r.CauseLine(); c != "" {
+			fmt.Fprintf(w, "%s  %s: %s\n", prefix, r.Key(), c)
+		}
+	}
 	for _, why := range v.Incomplete {
 		fmt.Fprintf(w, "%sincomplete: %s\n", prefix, why)
 	}

@@ -58,3 +58,18 @@ func TestTicketPacksTheCause(t *testing.T) {
 		t.Errorf("the run folder's sass/*.txt is not packed: %q", tk.names)
 	}
 }
+
+// TestVerdictPrintsTheCause: the CI log's verdict names each failure's
+// cause line under the count.
+func TestVerdictPrintsTheCause(t *testing.T) {
+	gpu := 0
+	var b strings.Builder
+	printVerdict(&b, "", report.Verdict{Failed: []report.Result{
+		{Check: "ordering.litmus", GPU: &gpu, Variant: "mp", Status: report.StatusFail, Cause: "hardware", CauseDetail: "every access kept"},
+		{Check: "access.peer-copy", GPU: &gpu, Status: report.StatusFail},
+	}})
+	want := "conformance failure: 2 check result(s) failed or timed out\n  ordering.litmus GPU0 (mp): cause: hardware — every access kept\n"
+	if b.String() != want {
+		t.Errorf("printed %q, want %q", b.String(), want)
+	}
+}

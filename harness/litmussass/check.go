@@ -57,6 +57,10 @@ type KernelSASS struct {
 	Roles    []RoleSASS     `json:"roles"`
 	Accesses []Access       `json:"accesses"`
 	JITInfo  string         `json:"jit_info,omitempty"`
+	// Header is the module's PTX header (.version, .target) and the
+	// disassembly's header (the SASS architecture and the cubin's header
+	// flags): what the JIT was given and what it made.
+	Header string `json:"header,omitempty"`
 	// Excerpt is the SASS of the first role that lost an access (Excerpt):
 	// what a ticket quotes.
 	Excerpt string `json:"sass_excerpt,omitempty"`
@@ -149,6 +153,7 @@ func CheckKernel(t *litmus.Test, comp Compiler, dis Disassembler, dir string) Ke
 		return ks
 	}
 	ks.Counts = CountMemory(full)
+	ks.Header = moduleHeader(k.PTX, full)
 	fullN := Total(ks.Counts)
 	for r := range t.Threads {
 		less, _, err := sass(t.AblatedPTX(r), fmt.Sprintf("%s_without_T%d.ptx", k.Entry, r))
@@ -181,10 +186,30 @@ func CheckKernel(t *litmus.Test, comp Compiler, dis Disassembler, dir string) Ke
 			lost = lost || !a.Kept
 		}
 		if (lost || !rs.Kept) && ks.Excerpt == "" {
-			ks.Excerpt = fmt.Sprintf("// role %d: %s\n%s", r, rs.Program, Excerpt(full, less))
+			ks.Excerpt = fmt.Sprintf("// %s\n// role %d: %s\n%s", ks.Header, r, rs.Program, Excerpt(full, less))
 		}
 	}
 	return ks
+}
+
+// moduleHeader is the PTX's .version and .target lines and the
+// disassembly's "code for sm_NN" and .headerflags lines, joined.
+func moduleHeader(ptx, sass string) string {
+	var out []string
+	for _, l := range strings.Split(ptx, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && (f[0] == ".version" || f[0] == ".target") {
+			out = append(out, strings.Join(f, " "))
+		}
+	}
+	for _, l := range strings.Split(sass, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "code for ") || strings.HasPrefix(l, ".headerflags") {
+			out = append(out, strings.Join(strings.Fields(l), " "))
+		}
+		if len(out) >= 4 {
+			break
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // judge holds one access's instructions against what it must keep: one

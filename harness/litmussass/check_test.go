@@ -44,6 +44,9 @@ func TestCountMemory(t *testing.T) {
 // TestExcerpt: the role's SASS is what the kernel without it lacks, the
 // unrolled flag access printed once with its repeats counted.
 func TestExcerpt(t *testing.T) {
+	if h := moduleHeader(".version 7.0\n.target sm_70\n.address_size 64\n", readFixture(t, "mp-weak-in-loop.sass")); h != `.version 7.0; .target sm_70; code for sm_90; .headerflags @"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"` {
+		t.Errorf("header %q", h)
+	}
 	ex := Excerpt(readFixture(t, "mp-weak-in-loop.sass"), readFixture(t, "mp-weak-in-loop-without-T1.sass"))
 	for _, want := range []string{
 		"/*0050*/                   LDG.E R7, desc[UR4][R4.64] ;",
@@ -237,6 +240,9 @@ func TestLoopMerge(t *testing.T) {
 	f := k.Findings()
 	if want := "the relaxed load of x in role 1's poll loop is merged or hoisted out of the loop (1 LDG for 64 iterations)"; len(f) != 1 || f[0] != want {
 		t.Errorf("findings %q, want [%q]", f, want)
+	}
+	if !strings.HasPrefix(k.Header, ".version ") || !strings.Contains(k.Header, "; .target sm_") {
+		t.Errorf("header %q", k.Header)
 	}
 	if !strings.Contains(k.Excerpt, "// role 1: poll {") || !strings.Contains(k.Excerpt, "LDG.E.STRONG.GPU") || !strings.Contains(k.Excerpt, "more times */") {
 		t.Errorf("excerpt:\n%s", k.Excerpt)

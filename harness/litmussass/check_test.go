@@ -113,7 +113,7 @@ func (f fakeJIT) Compile(ptx, _ string) ([]byte, string, error) {
 		case pollEnd.MatchString(line):
 			for u := 0; u < f.unroll; u++ {
 				for _, in := range loop {
-					if !(f.mergeLoop && in.plain && u > 0) {
+					if !f.mergeLoop || !in.plain || u == 0 {
 						emit(in.sass...)
 					}
 				}
@@ -194,8 +194,9 @@ func ld(loc int, reg int, sem kernels.Sem) litmus.Op {
 	return litmus.Op{Kind: litmus.Load, Loc: loc, Reg: reg, Sem: sem, Scope: kernels.GPU, Src: litmus.NoReg}
 }
 
-func st(loc int, v uint32, sem kernels.Sem) litmus.Op {
-	return litmus.Op{Kind: litmus.Store, Loc: loc, Val: v, Sem: sem, Scope: kernels.GPU, Reg: litmus.NoReg, Src: litmus.NoReg}
+// st stores 1.
+func st(loc int, sem kernels.Sem) litmus.Op {
+	return litmus.Op{Kind: litmus.Store, Loc: loc, Val: 1, Sem: sem, Scope: kernels.GPU, Reg: litmus.NoReg, Src: litmus.NoReg}
 }
 
 // mpInLoop is MP rel.gpu/acq.gpu with the load of x inside the poll loop,
@@ -206,10 +207,10 @@ func mpInLoop() *litmus.Test {
 	flag.Poll, flag.Until = true, 1
 	data := ld(0, 1, kernels.Relaxed)
 	data.InPoll, data.Scope = true, kernels.Sys
-	w := st(0, 1, kernels.Relaxed)
+	w := st(0, kernels.Relaxed)
 	w.Scope = kernels.Sys
 	return &litmus.Test{Family: "MP", Variant: "rel.gpu/acq.gpu x in loop", Locs: []string{"x", "y"},
-		Threads: [][]litmus.Op{{w, st(1, 1, kernels.Release)}, {flag, data}},
+		Threads: [][]litmus.Op{{w, st(1, kernels.Release)}, {flag, data}},
 		Target:  map[string]uint32{"r0": 1, "r1": 0}, Where: litmus.InCTAs}
 }
 
@@ -218,7 +219,7 @@ func mpAround() *litmus.Test {
 	flag := ld(1, 1, kernels.Acquire)
 	flag.Poll, flag.Once, flag.Until = true, true, 1
 	return &litmus.Test{Family: "MP", Variant: "rel.gpu/acq.gpu x around", Locs: []string{"x", "y"},
-		Threads: [][]litmus.Op{{st(0, 1, kernels.Weak), st(1, 1, kernels.Release)}, {ld(0, 0, kernels.Weak), flag, ld(0, 2, kernels.Weak)}},
+		Threads: [][]litmus.Op{{st(0, kernels.Weak), st(1, kernels.Release)}, {ld(0, 0, kernels.Weak), flag, ld(0, 2, kernels.Weak)}},
 		Target:  map[string]uint32{"r1": 1, "r2": 0}, Where: litmus.InCTAs}
 }
 

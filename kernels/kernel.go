@@ -71,6 +71,9 @@ type Kernel struct {
 	// what the PTX does, memory order and scope included, because the fake is
 	// how the suite proves it can fail.
 	Sim SimFunc
+	// JIT is how the driver compiles the kernel's module; the zero value is
+	// the driver's default.
+	JIT JITOptions
 }
 
 // String names the kernel as module:entry.

@@ -203,6 +203,11 @@ func printVerdict(w io.Writer, prefix string, v report.Verdict) {
 			fmt.Fprintf(w, "%s  fail %s: %s\n", prefix, r.Key(), r.ReasonLine())
 		}
 	}
+	for _, r := range v.Failed {
+		if c := r.CauseLine(); c != "" {
+			fmt.Fprintf(w, "%s  %s: %s\n", prefix, r.Key(), c)
+		}
+	}
 	for _, why := range v.Incomplete {
 		fmt.Fprintf(w, "%sincomplete: %s\n", prefix, why)
 	}

@@ -166,7 +166,8 @@ func buildTicket(dir string, doc report.Document) (*ticket, error) {
 		t.reproducers++
 		files[groupKey(r)] = reproFile{name: name, command: repro.Command(r.Check, targetOf(r), variant), specs: len(f.Specs)}
 	}
-	t.add(ticketRoot+"SUMMARY.md", []byte(summary(dir, doc, failing, groups, files)))
+	sass := t.addSASS(dir, failing)
+	t.add(ticketRoot+"SUMMARY.md", []byte(summary(dir, doc, failing, groups, files, sass)))
 	t.add(ticketRoot+"environment.md", []byte(environmentMD(doc)))
 	if b, err := os.ReadFile(filepath.Join(dir, report.ConformanceFile)); err == nil {
 		t.add(ticketRoot+report.ConformanceFile, b)
@@ -179,6 +180,48 @@ func buildTicket(dir string, doc report.Document) (*ticket, error) {
 		t.add(ticketRoot+report.JUnitFile, report.JUnit(doc))
 	}
 	return t, nil
+}
+
+// addSASS puts into the archive, as sass/<result>.txt, the SASS excerpt
+// that the diagnosis of each failing result recorded (its cause finding:
+// the cause line, the driver's JIT and the code of the role that lost an
+// access), and any sass/*.txt of the run folder; it returns the files by
+// result key.
+func (t *ticket) addSASS(dir string, failing []report.Result) map[string]string {
+	out := map[string]string{}
+	for _, r := range failing {
+		excerpt, jit := causeExcerpt(r)
+		if excerpt == "" {
+			continue
+		}
+		name := "sass/" + strings.Trim(regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(r.Key(), "-"), "-") + ".txt"
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s on %s\n%s\nJIT: %s\n\n%s", specName(r), r.TargetName(), r.CauseLine(), orUnknown(jit), excerpt)
+		t.add(ticketRoot+name, []byte(b.String()))
+		out[r.Key()] = name
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "sass", "*.txt"))
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			t.add(ticketRoot+"sass/"+filepath.Base(f), b)
+		}
+	}
+	return out
+}
+
+// causeExcerpt is the SASS excerpt and the JIT version of a result's cause
+// finding (report.CauseEntry), "" without one.
+func causeExcerpt(r report.Result) (excerpt, jit string) {
+	for _, e := range r.Entries {
+		if e.Kind != report.KindFinding || e.Name != report.CauseEntry {
+			continue
+		}
+		if m, ok := e.Value.(map[string]any); ok {
+			excerpt, _ = m["sass_excerpt"].(string)
+			jit, _ = m["jit"].(string)
+		}
+	}
+	return excerpt, jit
 }
 
 // reproFile is the reproducer of one check on one target in the archive.
@@ -221,7 +264,7 @@ var (
 )
 
 // summary is SUMMARY.md: what failed, where, on what, and how to rebuild it.
-func summary(dir string, doc report.Document, failing []report.Result, groups [][]report.Result, files map[string]reproFile) string {
+func summary(dir string, doc report.Document, failing []report.Result, groups [][]report.Result, files map[string]reproFile, sass map[string]string) string {
 	var b strings.Builder
 	sys := doc.System
 	fmt.Fprintf(&b, "# p2pconf: %s on %s\n\n", plural(len(failing), "conformance failure"), orUnknown(sys.Host))
@@ -276,6 +319,14 @@ func summary(dir string, doc report.Document, failing []report.Result, groups []
 				fmt.Fprintf(&b, "- outcomes, %s: %s\n", specName(x), strings.TrimSpace(m))
 			}
 		}
+		for _, x := range g {
+			if c := x.CauseLine(); c != "" {
+				fmt.Fprintf(&b, "- %s, %s\n", specName(x), c)
+			}
+			if s, ok := sass[x.Key()]; ok {
+				fmt.Fprintf(&b, "  - the driver's code: [`%s`](%s)\n", s, s)
+			}
+		}
 		b.WriteString("\n")
 		if f, ok := files[groupKey(r)]; ok {
 			fmt.Fprintf(&b, "**Reproduce without p2pconf:** [`%s`](%s) (%s, written by `%s`):\n\n```sh\ncc -O2 -o repro %s -ldl && ./repro   # exit 0 conforms, 1 violation, 2 cannot run here\n```\n\n",
@@ -294,6 +345,9 @@ func summary(dir string, doc report.Document, failing []report.Result, groups []
 	b.WriteString("\n## Files\n\n- `SUMMARY.md`: this page\n- `environment.md`: the run's environment, GPUs, health checks and the topology with every pair's claims\n")
 	if len(files) > 0 {
 		b.WriteString("- `repro/*.c`: standalone reproducers; each file's header has its build line, the requirement and the specs it runs\n")
+	}
+	if len(sass) > 0 {
+		b.WriteString("- `sass/*.txt`: per failing litmus result, its cause line, the driver's JIT and the SASS of the role that lost an access (the compile check)\n")
 	}
 	b.WriteString("- `conformance.json`: every result of the run (p2pconf's report schema)\n- `junit.xml`: the same results as JUnit\n")
 	return b.String()

@@ -13,17 +13,22 @@ enum { P2PC_LINK_LOG_SIZE = 16384 };
 typedef struct CUlinkState_st *CUlinkState;
 
 // p2pc_cuLinkCreate starts a link with the same log options as
-// p2pc_cuModuleLoadDataEx: error log (5, 6), info log (3, 4), verbose (12).
+// p2pc_cuModuleLoadDataEx: error log (5, 6), info log (3, 4), verbose (12),
+// and, when level is 0 or more, CU_JIT_OPTIMIZATION_LEVEL (7).
 // The option arrays must outlive the link state (the driver writes the logs
 // when it compiles), so they live in memory the caller frees after
 // cuLinkDestroy.
 static inline CUresult p2pc_cuLinkCreate(uintptr_t fn, uintptr_t *state, int *opts, void **vals,
-		char *errlog, char *infolog) {
+		char *errlog, char *infolog, int level) {
+	unsigned int n = 5;
 	opts[0] = 5; opts[1] = 6; opts[2] = 3; opts[3] = 4; opts[4] = 12;
 	vals[0] = errlog; vals[1] = (void *)(uintptr_t)P2PC_LINK_LOG_SIZE;
 	vals[2] = infolog; vals[3] = (void *)(uintptr_t)P2PC_LINK_LOG_SIZE;
 	vals[4] = (void *)(uintptr_t)1;
-	return ((CUresult (*)(unsigned int, int *, void **, CUlinkState *))fn)(5, opts, vals, (CUlinkState *)state);
+	if (level >= 0) {
+		opts[5] = 7; vals[5] = (void *)(uintptr_t)(unsigned int)level; n = 6;
+	}
+	return ((CUresult (*)(unsigned int, int *, void **, CUlinkState *))fn)(n, opts, vals, (CUlinkState *)state);
 }
 // p2pc_cuLinkAddData adds PTX text (CU_JIT_INPUT_PTX = 1), NUL included.
 static inline CUresult p2pc_cuLinkAddData(uintptr_t fn, uintptr_t state, const char *ptx, size_t size, const char *name) {
@@ -41,6 +46,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"unsafe"
 
@@ -55,6 +61,17 @@ import (
 // the error is a *cuerr.Error whose Detail is the JIT error log. Needs a
 // current context.
 func (d *Driver) CompilePTX(ptx, name string) ([]byte, string, error) {
+	return d.CompilePTXLevel(ptx, name, -1)
+}
+
+// CompilePTXLevel is CompilePTX at CU_JIT_OPTIMIZATION_LEVEL level (0-4),
+// or at the driver's default when level is negative: the compile check
+// (package litmussass) looks at the code of a lowered level to tell a
+// compiler's merge of accesses from the hardware's reordering.
+func (d *Driver) CompilePTXLevel(ptx, name string, level int) ([]byte, string, error) {
+	if level > 4 {
+		return nil, "", fmt.Errorf("CompilePTXLevel %s: CU_JIT_OPTIMIZATION_LEVEL %d (0-4)", name, level)
+	}
 	fns := make([]C.uintptr_t, 4)
 	for i, e := range []entry{cuLinkCreate, cuLinkAddData, cuLinkComplete, cuLinkDestroy} {
 		fn, err := d.proc(e)
@@ -65,19 +82,19 @@ func (d *Driver) CompilePTX(ptx, name string) ([]byte, string, error) {
 	}
 	// One C block for the option arrays and both logs: the driver keeps
 	// pointers to them until cuLinkDestroy.
-	mem := C.calloc(1, C.size_t(2*C.P2PC_LINK_LOG_SIZE+5*8+5*C.sizeof_int))
+	mem := C.calloc(1, C.size_t(2*C.P2PC_LINK_LOG_SIZE+6*8+6*C.sizeof_int))
 	defer C.free(mem)
 	errLog := (*C.char)(mem)
 	infoLog := (*C.char)(unsafe.Add(mem, C.P2PC_LINK_LOG_SIZE))
 	vals := (*unsafe.Pointer)(unsafe.Add(mem, 2*C.P2PC_LINK_LOG_SIZE))
-	opts := (*C.int)(unsafe.Add(mem, 2*C.P2PC_LINK_LOG_SIZE+5*8))
+	opts := (*C.int)(unsafe.Add(mem, 2*C.P2PC_LINK_LOG_SIZE+6*8))
 	logs := func() (string, string) {
 		*(*C.char)(unsafe.Add(mem, C.P2PC_LINK_LOG_SIZE-1)) = 0
 		*(*C.char)(unsafe.Add(mem, 2*C.P2PC_LINK_LOG_SIZE-1)) = 0
 		return strings.TrimSpace(C.GoString(errLog)), strings.TrimSpace(C.GoString(infoLog))
 	}
 	var state C.uintptr_t
-	if r := C.p2pc_cuLinkCreate(fns[0], &state, opts, vals, errLog, infoLog); r != 0 {
+	if r := C.p2pc_cuLinkCreate(fns[0], &state, opts, vals, errLog, infoLog, C.int(level)); r != 0 {
 		return nil, "", cuLinkCreate.check(r)
 	}
 	cptx := C.CString(ptx)

@@ -26,6 +26,16 @@ func TestCompilePTX(t *testing.T) {
 		if want := "fake JIT linked " + itoa(len(echoPTX)) + " bytes"; !strings.Contains(info, want) {
 			t.Errorf("info log %q does not contain %q", info, want)
 		}
+		// A lowered optimization level reaches the driver as
+		// CU_JIT_OPTIMIZATION_LEVEL; one above 4 is refused before it.
+		cubin, _, err = d.CompilePTXLevel(echoPTX, "echo.ptx", 0)
+		must(t, err, "CompilePTXLevel 0")
+		if want := "FAKECUBIN sm_90 O0\n" + echoPTX; string(cubin) != want {
+			t.Errorf("level 0: cubin %q, want %q", cubin, want)
+		}
+		if _, _, err := d.CompilePTXLevel(echoPTX, "echo.ptx", 5); err == nil || !strings.Contains(err.Error(), "CU_JIT_OPTIMIZATION_LEVEL 5") {
+			t.Errorf("level 5: %v", err)
+		}
 		_, _, err = d.CompilePTX(".version 7.0\n.target sm_70\nFAKE_INVALID_PTX\n", "bad.ptx")
 		var ce *cuerr.Error
 		if !errors.As(err, &ce) || ce.Code != cuerr.InvalidPTX || ce.Func != "cuLinkAddData" || !strings.Contains(ce.Detail, "fake syntax error in bad.ptx") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/p2pconf/p2pconf/harness/litmusenv"
 	"github.com/p2pconf/p2pconf/harness/machine"
+	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // Env is the testing environment of a litmus run.
@@ -37,6 +38,11 @@ type Env struct {
 	// and what a forbidden test needs, besides no violation, for its run to
 	// count as a pass.
 	Evidence Settings
+	// JIT is how the driver compiles the test's kernel; the zero value is
+	// the driver's default. Diagnose runs a case that showed a forbidden
+	// outcome again at a lowered optimization level: the same PTX, with
+	// the compiler keeping every access.
+	JIT kernels.JITOptions
 
 	// Between is the environment of the runs between CTAs of one GPU
 	// (package litmusenv: the P2PCONF_LITMUS_ENV file or the committed

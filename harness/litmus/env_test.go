@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/p2pconf/p2pconf/harness/machine"
+	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // TestHostWorkersFor: half the CPUs shared among the GPUs, between 1 and 8,
@@ -41,5 +42,18 @@ func TestDefaultEnvSizesHostWorkersAtRun(t *testing.T) {
 	}
 	if e := DefaultEnv(machine.Config{Backend: "fake"}, DefaultSettings()); e.HostWorkers != 1 {
 		t.Errorf("fake: HostWorkers %d, want 1", e.HostWorkers)
+	}
+}
+
+// TestWithJIT: a lowered JIT level gives the kernel its own module name and
+// options; the default leaves the cached kernel as it is.
+func TestWithJIT(t *testing.T) {
+	k := Catalogue()[0].Kernel()
+	if got := withJIT(k, kernels.JITOptions{}); got != k {
+		t.Errorf("default JIT: a copy %v", got)
+	}
+	got := withJIT(k, kernels.JITOptions{Lowered: true, Level: 0})
+	if got == k || got.JIT.String() != "O0" || got.Module != k.Module+"@O0" || got.PTX != k.PTX || k.JIT.Lowered {
+		t.Errorf("level 0: module %q jit %q (cached kernel's %q)", got.Module, got.JIT, k.JIT)
 	}
 }

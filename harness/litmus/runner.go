@@ -61,7 +61,7 @@ func Run(ctx context.Context, h Fixture, c Case, env Env) *Result {
 	h.Helper()
 	env = env.For(c)
 	goal := env.Goal(c)
-	r := &runner{ctx: ctx, h: h, c: c, env: env, t: c.Test, k: c.Test.Kernel(), res: &Result{Case: c, Goal: goal}}
+	r := &runner{ctx: ctx, h: h, c: c, env: env, t: c.Test, k: withJIT(c.Test.Kernel(), env.JIT), res: &Result{Case: c, Goal: goal}}
 	r.require()
 	r.plan()
 	r.allocate()
@@ -409,4 +409,17 @@ func (r *runner) readHistogram() {
 	for i := range r.res.Hist {
 		r.res.Hist[i] = binary.LittleEndian.Uint64(b[8*i:])
 	}
+}
+
+// withJIT is k compiled as jit says: k itself for the driver's default,
+// else a copy carrying the options, with a module name of its own so that a
+// backend that caches modules by name never hands out the default build.
+func withJIT(k *kernels.Kernel, jit kernels.JITOptions) *kernels.Kernel {
+	if jit == (kernels.JITOptions{}) {
+		return k
+	}
+	c := *k
+	c.JIT = jit
+	c.Module = k.Module + "@" + jit.String()
+	return &c
 }

@@ -74,3 +74,52 @@ func (t *Test) RoleMemoryOps(role int) int {
 	}
 	return n
 }
+
+// OpAblatedPTX is the PTX of t's kernel with operation op of thread role
+// left out in every code path that holds it: a load or RMW reads the clock
+// in its place, a store is gone. What the compiled kernel loses against the
+// whole kernel is what the driver kept of that one access (package
+// litmussass), so a merged access shows as a count, per access.
+func (t *Test) OpAblatedPTX(role, op int) string {
+	g := &ptxGen{t: t, m: t.Model(), entry: t.Kernel().Entry, skipRole: role + 1, skipOp: op}
+	g.header()
+	g.prologue()
+	g.gate()
+	g.iterationStart()
+	g.roles()
+	g.stress()
+	g.barrier()
+	g.collect()
+	g.flush()
+	g.line("}")
+	return g.b.String()
+}
+
+// OpPTXMemoryOps counts the global memory instructions the kernel holds for
+// operation op of thread role: one per code path that plays the role, a
+// poll's loop counted once (the compiler unrolls it).
+func (t *Test) OpPTXMemoryOps(role, op int) int {
+	return globalMemoryInstructions(t.Kernel().PTX) - globalMemoryInstructions(t.OpAblatedPTX(role, op))
+}
+
+// OpText is operation op of thread role as PTX-like text with its location
+// ("ld.weak.global.u32 x").
+func OpText(t *Test, role, op int) string {
+	return opText(t.Threads[role][op], t)
+}
+
+// PollOf is the index of the polling read whose loop holds operation op of
+// thread role (Op.InPoll), or -1 when op is not read inside a poll loop.
+func PollOf(t *Test, role, op int) int {
+	th := t.Threads[role]
+	for i := range th {
+		if n := pollBody(th, i); n > 0 && op > i && op <= i+n {
+			return i
+		}
+	}
+	return -1
+}
+
+// Loops reports whether op repeats in a poll loop (a single-shot read does
+// not).
+func (op Op) Loops() bool { return op.loops() }

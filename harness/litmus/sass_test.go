@@ -47,3 +47,31 @@ func TestAblatedPTX(t *testing.T) {
 		t.Errorf("MP with fences: %d memory ops in T0, want 2", n)
 	}
 }
+
+// TestOpAblatedPTX: leaving out one access removes its instruction from
+// every code path and nothing else: over a role's accesses the counts add
+// up to the role's, and each access has one per path.
+func TestOpAblatedPTX(t *testing.T) {
+	for _, tt := range Catalogue() {
+		for r, th := range tt.Threads {
+			sum, paths := 0, -1
+			for oi, op := range th {
+				if op.Kind == Fence {
+					if got := tt.OpAblatedPTX(r, oi); got != tt.Kernel().PTX {
+						t.Errorf("%s T%d op %d: leaving out a fence changed the PTX", tt.Name(), r, oi)
+					}
+					continue
+				}
+				n := tt.OpPTXMemoryOps(r, oi)
+				if n < 1 || paths >= 0 && n != paths {
+					t.Errorf("%s T%d op %d (%s): %d instructions, other accesses of the role %d", tt.Name(), r, oi, OpText(tt, r, oi), n, paths)
+				}
+				paths = n
+				sum += n
+			}
+			if want := tt.RolePTXMemoryOps(r); sum != want {
+				t.Errorf("%s T%d: its accesses have %d instructions, the role %d", tt.Name(), r, sum, want)
+			}
+		}
+	}
+}

@@ -242,6 +242,7 @@ func convertSpec(sr SpecReport, r SuiteReport, suite string) (Result, bool) {
 	}
 	res.Contended = isContended(res.Entries)
 	res.Metrics, res.Power = digestEntries(res.Entries)
+	res.Cause, res.CauseDetail = causeOf(res.Entries)
 	return res, true
 }
 

@@ -272,6 +272,9 @@ func diffHost(d *DiffResult, host string, o, n Document, hostInNew bool, opt Dif
 			d.NewlyFailing = append(d.NewlyFailing, c)
 		case nr.Failed() && !or.Failed():
 			c := mk(or, or, nr, fmt.Sprintf("%s → %s: %s", or.Status, nr.Status, nr.ReasonLine()))
+			if cl := nr.CauseLine(); cl != "" {
+				c.Detail += "; " + cl
+			}
 			c.Regression = or.Status == StatusPass || opt.Strict
 			acceptChange(&c, nr)
 			c.Rerun = RerunCommand(n.System, *nr)
@@ -299,6 +302,9 @@ func diffHost(d *DiffResult, host string, o, n Document, hostInNew bool, opt Dif
 		c := mk(nr, nil, nr, fmt.Sprintf("new: %s", nr.Status))
 		if nr.Reason != "" && nr.Status != StatusPass {
 			c.Detail += ": " + nr.ReasonLine()
+		}
+		if cl := nr.CauseLine(); cl != "" {
+			c.Detail += "; " + cl
 		}
 		if nr.Failed() {
 			c.Regression = opt.Strict

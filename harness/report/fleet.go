@@ -226,6 +226,9 @@ func (fv *fleetView) failuresMD(b *strings.Builder, family string) {
 			}
 			fmt.Fprintf(b, "- **%s** %s %s %s: %s  \n  rerun on %s: `%s`\n", mdText(orDash(h.Name)), symbol(r.Status), r.Check,
 				r.TargetName(), mdText(r.ReasonLine()), mdText(orDash(h.Name)), RerunCommand(h.Doc.System, r))
+			if c := r.CauseLine(); c != "" {
+				fmt.Fprintf(b, "  %s\n", mdText(c))
+			}
 		}
 	}
 	b.WriteString("\n")
@@ -263,8 +266,12 @@ func (fv *fleetView) html() string {
 		for _, h := range fv.hosts {
 			for _, r := range h.Doc.Results {
 				if r.Family == f.name && r.Failed() {
-					fmt.Fprintf(&b, "<li><b>%s</b> %s %s %s: %s<br>rerun on %s: <code>%s</code></li>\n", esc(orDash(h.Name)), symbol(r.Status),
-						esc(r.Check), esc(r.TargetName()), esc(r.ReasonLine()), esc(orDash(h.Name)), esc(RerunCommand(h.Doc.System, r)))
+					cause := ""
+					if c := r.CauseLine(); c != "" {
+						cause = "<br>" + esc(c)
+					}
+					fmt.Fprintf(&b, "<li><b>%s</b> %s %s %s: %s%s<br>rerun on %s: <code>%s</code></li>\n", esc(orDash(h.Name)), symbol(r.Status),
+						esc(r.Check), esc(r.TargetName()), esc(r.ReasonLine()), cause, esc(orDash(h.Name)), esc(RerunCommand(h.Doc.System, r)))
 				}
 			}
 		}

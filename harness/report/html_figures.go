@@ -145,6 +145,9 @@ func writeFailuresHTML(b *strings.Builder, v *view) {
 			if r.Accepted() {
 				fmt.Fprintf(b, "<br>known deviation (accepted, still a failure): %s", esc(r.KnownDeviation))
 			}
+			if c := r.CauseLine(); c != "" {
+				fmt.Fprintf(b, "<br>%s", esc(c))
+			}
 			if r.Variant != "" {
 				fmt.Fprintf(b, "<br>spec: %s (variant <code>%s</code>)", esc(r.Spec), esc(r.Variant)) // see writeFailuresMD
 			}

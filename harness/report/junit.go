@@ -220,6 +220,9 @@ func failureBody(doc Document, r Result) string {
 	if r.Accepted() {
 		fmt.Fprintf(&b, "known deviation (accepted, still a failure): %s\n", r.KnownDeviation)
 	}
+	if c := r.CauseLine(); c != "" {
+		fmt.Fprintf(&b, "%s\n", c)
+	}
 	fmt.Fprintf(&b, "spec: %s\n", r.Spec)
 	if r.Step != "" {
 		fmt.Fprintf(&b, "step: %s\n", r.Step)

@@ -164,6 +164,9 @@ func writeFailuresMD(b *strings.Builder, v *view) {
 			if r.Accepted() {
 				fmt.Fprintf(b, "  - known deviation (accepted, still a failure): %s\n", mdText(r.KnownDeviation))
 			}
+			if c := r.CauseLine(); c != "" {
+				fmt.Fprintf(b, "  - %s\n", mdText(c))
+			}
 			if r.Variant != "" {
 				// Several specs of this check ran here: name the one that
 				// failed by its text and its variant key.

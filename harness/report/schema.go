@@ -228,6 +228,36 @@ func (r Result) Key() string {
 	return k
 }
 
+// CauseEntry is the name of the finding that says why a forbidden
+// outcome showed: its value has "cause" (compiler, hardware or
+// undetermined) and "detail", which the result's Cause and CauseDetail
+// carry.
+const CauseEntry = "cause"
+
+// CauseLine is the one line a ticket quotes, "cause: compiler — the weak
+// load of x in role 1's poll loop is merged …; at JIT level 0: 0 of N", or
+// "" for a result without a cause.
+func (r Result) CauseLine() string {
+	if r.Cause == "" {
+		return ""
+	}
+	return "cause: " + r.Cause + " — " + r.CauseDetail
+}
+
+// causeOf reads the cause finding of a spec's entries.
+func causeOf(entries []Entry) (cause, detail string) {
+	for _, e := range entries {
+		if e.Kind != KindFinding || e.Name != CauseEntry {
+			continue
+		}
+		if m, ok := e.Value.(map[string]any); ok {
+			cause, _ = m["cause"].(string)
+			detail, _ = m["detail"].(string)
+		}
+	}
+	return cause, detail
+}
+
 // Failed reports whether the result is a fail, timeout or error.
 func (r Result) Failed() bool {
 	return r.Status == StatusFail || r.Status == StatusTimeout || r.Status == StatusError

@@ -300,17 +300,24 @@ static int lt_enable_peer(int a, int b) {
 	return must(r, what);
 }
 
-static void run_litmus(const struct lt_case *c, uint32_t seed) {
+static CUfunction lt_load_kernel(int dev, const char *ptx, const char *entry, int level);
+
+/* lt_run runs case c until its target or its cap with the kernel loaded at
+ * CU_JIT_OPTIMIZATION_LEVEL level (the driver's default when negative),
+ * prints what it counted and, for the default level, judges it; it
+ * returns 0 when the run could not complete, else 1 with the instances and
+ * the forbidden outcomes counted. */
+static int lt_run(const struct lt_case *c, uint32_t seed, int level, uint64_t *n_forbidden, uint64_t *n_instances) {
 	int ngpu = c->pair ? 2 : 1, dev[2] = {A, B};
 	char what[256];
 	if (c->nhost_roles > 0) {
 		if (attribute(A, 19 /* CAN_MAP_HOST_MEMORY */) != 1) {
 			skipped("needs CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY=1 on GPU%d (found %d)", A, attribute(A, 19));
-			return;
+			return 0;
 		}
 		if (c->host_rmw && attribute(A, 86 /* HOST_NATIVE_ATOMIC_SUPPORTED */) != 1) {
 			skipped("needs CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED=1 on GPU%d for a read-modify-write on host memory (found %d)", A, attribute(A, 86));
-			return;
+			return 0;
 		}
 	}
 	if (c->pair) {
@@ -322,17 +329,17 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 			setup(cuDeviceGetP2PAttribute(&v, 3 /* NATIVE_ATOMIC_SUPPORTED */, a, b), "cuDeviceGetP2PAttribute(NATIVE_ATOMIC_SUPPORTED)");
 			if (v != 1) {
 				skipped("needs CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED=1 GPU%d→GPU%d for a read-modify-write across the link (found %d)", a, b, v);
-				return;
+				return 0;
 			}
 		}
-		if (!lt_enable_peer(A, B) || !lt_enable_peer(B, A)) return;
+		if (!lt_enable_peer(A, B) || !lt_enable_peer(B, A)) return 0;
 	}
 	/* plan */
 	CUfunction f[2];
 	int ctas[2];
 	unsigned n = c->nhost_roles > 0 ? LT_HOST_INSTANCES : LT_INSTANCES, test_ctas[2];
 	for (int u = 0; u < ngpu; u++) {
-		f[u] = load_kernel(dev[u], c->ptx, c->entry);
+		f[u] = lt_load_kernel(dev[u], c->ptx, c->entry, level);
 		int per = 0;
 		use(dev[u]);
 		snprintf(what, sizeof what, "cuOccupancyMaxActiveBlocksPerMultiprocessor for %s on GPU%d (block %d)", c->entry, dev[u], LT_BLOCK);
@@ -342,7 +349,7 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 		uint64_t fit = (uint64_t)ctas[u] * LT_BLOCK / (uint64_t)(c->nroles[u] > 0 && !c->every ? c->nroles[u] : 1);
 		if (fit < LT_BLOCK) {
 			skipped("%s on GPU%d: %d CTAs of %d threads are resident at once (%d per SM × %d SMs), too few for %d roles", c->test, dev[u], ctas[u], LT_BLOCK, per, sms, c->nroles[u]);
-			return;
+			return 0;
 		}
 		if (lt_pow2_floor(fit) < n) n = lt_pow2_floor(fit);
 	}
@@ -410,9 +417,9 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 			for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++) params[k++] = rest[i];
 			use(dev[u]);
 			snprintf(what, sizeof what, "reset the litmus barrier on GPU%d", dev[u]);
-			if (!must(cuMemsetD32Async(bar[u], 0, LT_BAR_BYTES / 4, st[u]), what)) return;
+			if (!must(cuMemsetD32Async(bar[u], 0, LT_BAR_BYTES / 4, st[u]), what)) return 0;
 			snprintf(what, sizeof what, "cuLaunchKernel %s on GPU%d (%d CTAs × %d threads)", c->entry, dev[u], ctas[u], LT_BLOCK);
-			if (!must(cuLaunchKernel(f[u], (unsigned)ctas[u], 1, 1, LT_BLOCK, 1, 1, 0, st[u], params, NULL), what)) return;
+			if (!must(cuLaunchKernel(f[u], (unsigned)ctas[u], 1, 1, LT_BLOCK, 1, 1, 0, st[u], params, NULL), what)) return 0;
 		}
 		double t0 = rt_now();
 		__atomic_store_n(&ctlw[0], 1, __ATOMIC_SEQ_CST); /* open the start gate */
@@ -422,7 +429,7 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 		}
 		for (int u = 0; u < ngpu; u++) {
 			snprintf(what, sizeof what, "litmus %s on GPU%d", c->test, dev[u]);
-			if (!wait_stream(dev[u], st[u], what)) return;
+			if (!wait_stream(dev[u], st[u], what)) return 0;
 		}
 		double took = rt_now() - t0;
 		launches++;
@@ -481,29 +488,31 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 	}
 	uint64_t forbidden = count[0] + count[3];
 	printf("  forbidden outcomes: %llu (target %s: %llu, other not sequentially consistent: %llu)\n", (unsigned long long)forbidden, c->target_text, (unsigned long long)count[0], (unsigned long long)count[3]);
-	int judged = 1;
-	if (instances == 0) {
-		violation("no instance of %s on %s completed", c->test, TARGET);
-		judged = 0;
-	}
-	if (count[4] > 0) violation("values no operation wrote were read on %s: %llu instances", TARGET, (unsigned long long)count[4]);
-	if (forbidden > 0) {
-		violation("forbidden outcome %s observed on %s in %llu of %llu instances, other outcomes that are not sequentially consistent in %llu",
-			c->target_text, TARGET, (unsigned long long)count[0], (unsigned long long)instances, (unsigned long long)count[3]);
-		judged = 0;
-	}
-	double bound = instances == 0 ? 1 : 2.995732273553991 / (double)instances; /* -ln(0.05)/N */
-	if (judged && count[4] == 0) {
-		if (instances < LT_MIN_INSTANCES)
-			skipped("inconclusive: %llu instances counted, fewer than the %llu required (P2PCONF_LITMUS_MIN_INSTANCES)", (unsigned long long)instances, LT_MIN_INSTANCES);
-		else if (c->polled && ((double)flag_seen < LT_MIN_FLAG_SHARE * (double)instances || flag_seen == 0))
-			skipped("inconclusive: flag seen in %llu of %llu instances, less than the required share %.3g (P2PCONF_LITMUS_MIN_FLAG_SHARE): the reads the test is about were never reached often enough",
-				(unsigned long long)flag_seen, (unsigned long long)instances, LT_MIN_FLAG_SHARE);
-		else if (bound > LT_MAX_BOUND)
-			skipped("inconclusive: the 95 %% upper bound on the violation rate is %.3g per instance over %llu instances, above the allowed %.3g (P2PCONF_LITMUS_MAX_VIOLATION_BOUND)",
-				bound, (unsigned long long)instances, LT_MAX_BOUND);
-		else
-			printf("  ok: the forbidden outcome %s never appeared in %llu instances (95 %% upper bound %.3g per instance)\n", c->target_text, (unsigned long long)instances, bound);
+	if (level < 0) { /* the default level judges; the differential only counts */
+		int judged = 1;
+		if (instances == 0) {
+			violation("no instance of %s on %s completed", c->test, TARGET);
+			judged = 0;
+		}
+		if (count[4] > 0) violation("values no operation wrote were read on %s: %llu instances", TARGET, (unsigned long long)count[4]);
+		if (forbidden > 0) {
+			violation("forbidden outcome %s observed on %s in %llu of %llu instances, other outcomes that are not sequentially consistent in %llu",
+				c->target_text, TARGET, (unsigned long long)count[0], (unsigned long long)instances, (unsigned long long)count[3]);
+			judged = 0;
+		}
+		double bound = instances == 0 ? 1 : 2.995732273553991 / (double)instances; /* -ln(0.05)/N */
+		if (judged && count[4] == 0) {
+			if (instances < LT_MIN_INSTANCES)
+				skipped("inconclusive: %llu instances counted, fewer than the %llu required (P2PCONF_LITMUS_MIN_INSTANCES)", (unsigned long long)instances, LT_MIN_INSTANCES);
+			else if (c->polled && ((double)flag_seen < LT_MIN_FLAG_SHARE * (double)instances || flag_seen == 0))
+				skipped("inconclusive: flag seen in %llu of %llu instances, less than the required share %.3g (P2PCONF_LITMUS_MIN_FLAG_SHARE): the reads the test is about were never reached often enough",
+					(unsigned long long)flag_seen, (unsigned long long)instances, LT_MIN_FLAG_SHARE);
+			else if (bound > LT_MAX_BOUND)
+				skipped("inconclusive: the 95 %% upper bound on the violation rate is %.3g per instance over %llu instances, above the allowed %.3g (P2PCONF_LITMUS_MAX_VIOLATION_BOUND)",
+					bound, (unsigned long long)instances, LT_MAX_BOUND);
+			else
+				printf("  ok: the forbidden outcome %s never appeared in %llu instances (95 %% upper bound %.3g per instance)\n", c->target_text, (unsigned long long)instances, bound);
+		}
 	}
 	free(h);
 	for (int u = 0; u < ngpu; u++) {
@@ -517,6 +526,51 @@ static void run_litmus(const struct lt_case *c, uint32_t seed) {
 	else dev_free(A, regs);
 	dev_free(A, hist);
 	lt_host_free(ctl);
+	*n_forbidden = forbidden;
+	*n_instances = instances;
+	return 1;
+}
+
+/* lt_load_kernel is load_kernel, with CU_JIT_OPTIMIZATION_LEVEL level
+ * when level is 0 or more. */
+static CUfunction lt_load_kernel(int dev, const char *ptx, const char *entry, int level) {
+	if (level < 0) return load_kernel(dev, ptx, entry);
+	use(dev);
+	static char errlog[16384], infolog[16384];
+	int opts[6] = {5, 6, 3, 4, 12, 7 /* CU_JIT_OPTIMIZATION_LEVEL */};
+	void *vals[6] = {errlog, (void *)(uintptr_t)sizeof errlog, infolog, (void *)(uintptr_t)sizeof infolog,
+		(void *)(uintptr_t)1, (void *)(uintptr_t)(unsigned)level};
+	CUmodule m;
+	CUresult r = cuModuleLoadDataEx(&m, ptx, 6, opts, vals);
+	errlog[sizeof errlog - 1] = 0;
+	if (r != 0) cannot_run("cuModuleLoadDataEx (CU_JIT_OPTIMIZATION_LEVEL %d) on GPU%d: %s (%d)\n%s", level, dev, err_name(r), r, errlog);
+	CUfunction f;
+	char what[160];
+	snprintf(what, sizeof what, "cuModuleGetFunction(%s) on GPU%d, CU_JIT_OPTIMIZATION_LEVEL %d", entry, dev, level);
+	setup(cuModuleGetFunction(&f, m, entry), what);
+	return f;
+}
+
+/* run_litmus runs case c and judges it; on a forbidden outcome it runs the
+ * differential: the same PTX loaded again with CU_JIT_OPTIMIZATION_LEVEL 0,
+ * where the driver's JIT keeps every access, counted the same way. An
+ * outcome that vanishes there is the compiler's (ptxas merged or hoisted
+ * an access of the PTX); one that stays is the hardware's, or a merge
+ * level 0 makes too. The verdict (exit 1) is the default level's. */
+static void run_litmus(const struct lt_case *c, uint32_t seed) {
+	uint64_t bad = 0, n = 0, bad0 = 0, n0 = 0;
+	if (!lt_run(c, seed, -1, &bad, &n) || bad == 0) return;
+	printf("  differential: the same PTX loaded again with CU_JIT_OPTIMIZATION_LEVEL 0 (the JIT keeps every access), the same goal\n");
+	if (!lt_run(c, seed, 0, &bad0, &n0)) {
+		printf("  differential: the run at CU_JIT_OPTIMIZATION_LEVEL 0 did not complete\n");
+		return;
+	}
+	const char *why = "too few instances at level 0 to tell";
+	if (bad0 > 0) why = "the outcome shows at level 0 too: the hardware, or a merge level 0 makes as well";
+	else if ((double)bad * (double)n0 / (double)n >= 3.0)
+		why = "the outcome vanishes when the JIT keeps every access: the compiler (the driver's JIT merged or hoisted an access of the PTX)";
+	printf("  differential: forbidden outcomes in %llu of %llu instances at the driver's default JIT level, %llu of %llu at CU_JIT_OPTIMIZATION_LEVEL 0: %s\n",
+		(unsigned long long)bad, (unsigned long long)n, (unsigned long long)bad0, (unsigned long long)n0, why);
 }
 `
 

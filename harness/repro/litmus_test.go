@@ -133,3 +133,40 @@ func TestLitmusHostPlacement(t *testing.T) {
 // stoppedLine is the reproducer's account of its loop: why it stopped, the
 // instances counted and the goal.
 var stoppedLine = regexp.MustCompile(`stopped at the (\w+): (\d+) instances counted of \d+ launched .* in [0-9.]+ s .*; goal ([0-9.e+]+) instances within`)
+
+// The differential: a reproducer that saw a forbidden outcome loads the
+// same PTX again with CU_JIT_OPTIMIZATION_LEVEL 0 and counts again,
+// printing both; the exit status stays the default level's (1). The stub
+// counts in FAKECUDA_LITMUS_BIN_O0 for a module loaded at level 0.
+func TestLitmusDifferential(t *testing.T) {
+	f, err := Generate("ordering.litmus", GPU(1), "MP rel.sys/acq.sys between CTAs")
+	if err != nil || len(f.Specs) != 1 {
+		t.Fatalf("%v %q", err, f.Specs)
+	}
+	bin := build(t, "litmus-differential", f.Source)
+	stopped := regexp.MustCompile(`stopped at the (target|cap): (\d+) instances counted of \d+ launched \(.*\) in [0-9.]+ s`)
+	for _, tc := range []struct {
+		env   []string
+		code  int
+		runs  int
+		out   string
+		notIn string
+	}{
+		{[]string{"FAKECUDA_LITMUS_BIN=1", "FAKECUDA_LITMUS_BIN_O0=4"}, ExitViolation, 2,
+			"differential: forbidden outcomes in 1000079360 of 1000079360 instances at the driver's default JIT level, 0 of 1000079360 at CU_JIT_OPTIMIZATION_LEVEL 0: the outcome vanishes when the JIT keeps every access: the compiler", ""},
+		{[]string{"FAKECUDA_LITMUS_BIN=1"}, ExitViolation, 2,
+			"1000079360 of 1000079360 at CU_JIT_OPTIMIZATION_LEVEL 0: the outcome shows at level 0 too", ""},
+		{[]string{"FAKECUDA_LITMUS_BIN=4", "FAKECUDA_LITMUS_BIN_O0=1"}, ExitConforms, 1, "ok: the forbidden outcome", "differential"},
+	} {
+		code, out := run(t, bin, tc.env...)
+		if code != tc.code || !strings.Contains(out, tc.out) || tc.notIn != "" && strings.Contains(out, tc.notIn) {
+			t.Errorf("%v: exit %d, want %d and %q in\n%s", tc.env, code, tc.code, tc.out, out)
+		}
+		if m := stopped.FindAllStringSubmatch(out, -1); len(m) != tc.runs || m[0][2] != "1000079360" {
+			t.Errorf("%v: %d runs' stop lines %q, want %d", tc.env, len(m), m, tc.runs)
+		}
+		if n := strings.Count(out, "VIOLATION: forbidden outcome"); tc.code == ExitViolation && n != 1 {
+			t.Errorf("%v: %d violations reported, want the default level's only:\n%s", tc.env, n, out)
+		}
+	}
+}

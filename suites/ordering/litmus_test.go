@@ -66,7 +66,14 @@ var _ = Describe("ordering: the memory-model litmus test", Ordered, ContinueOnFa
 				on its outcome; it records its weak outcomes per second and power
 				for the forbidden tests of its shape and placement (none when its
 				outcome is sequentially consistent). Both fail when no instance completes
-				or a value no operation wrote is read.
+				or a value no operation wrote is read. A run that shows an outcome
+				the model forbids fails with its cause: the same case runs again
+				with the driver's JIT at CU_JIT_OPTIMIZATION_LEVEL 0 and, where the
+				CUDA toolkit's disassembler is on the node, the kernel goes through
+				the compile check (every access of the PTX kept, one per unrolled
+				iteration of a poll loop); the cause is compiler (an access lost,
+				or the outcome gone at level 0), hardware (every access kept and
+				the outcome shown at level 0 too) or undetermined, saying why.
 				Source: PTX ISA "Memory Consistency Model" (scopes, morally
 				strong, release/acquire patterns, Fence-SC); Lustig et al., ASPLOS 2019; docs/litmus.md
 				families A-G; reeselevine/cuda-litmus, PLDI 2026 artifact
@@ -136,12 +143,18 @@ func runLitmus(ctx SpecContext, h *harness.Harness, c litmus.Case, env litmus.En
 	Expect(r.Instances()).To(BeNumerically(">", 0), "no instance of %s on %s completed: %s", c.Test.Name(), c.Target(), r.Summary())
 	Expect(r.Count(litmus.Impossible)).To(BeZero(), "values no operation wrote were read on %s: %s", c.Target(), r.Summary())
 	By("checking that no outcome the PTX memory model forbids here appeared")
+	cause := ""
+	if r.Violations() > 0 {
+		// A forbidden outcome is a failure with its cause: the compiler
+		// (the driver's code lost an access the PTX has) or the hardware.
+		cause = "\n" + litmus.CauseLine(litmus.JudgeCause(litmusrun.Diagnose(ctx, h, r, env)))
+	}
 	if c.Verdict == litmus.Forbidden {
-		Expect(r.Violations()).To(BeZero(), "forbidden outcome %s observed on %s in %d of %d instances, other outcomes the PTX memory model forbids in %d: %s",
-			c.Test.TargetText(), c.Target(), r.Count(litmus.Target), r.Instances(), r.Violations()-r.Count(litmus.Target), r.Summary())
+		Expect(r.Violations()).To(BeZero(), "forbidden outcome %s observed on %s in %d of %d instances, other outcomes the PTX memory model forbids in %d: %s%s",
+			c.Test.TargetText(), c.Target(), r.Count(litmus.Target), r.Instances(), r.Violations()-r.Count(litmus.Target), r.Summary(), cause)
 	} else {
-		Expect(r.Violations()).To(BeZero(), "outcomes the PTX memory model forbids here observed on %s in %d of %d instances (the allowed outcome %s is the mutant's target): %s",
-			c.Target(), r.Violations(), r.Instances(), c.Test.TargetText(), r.Summary())
+		Expect(r.Violations()).To(BeZero(), "outcomes the PTX memory model forbids here observed on %s in %d of %d instances (the allowed outcome %s is the mutant's target): %s%s",
+			c.Target(), r.Violations(), r.Instances(), c.Test.TargetText(), r.Summary(), cause)
 	}
 	if c.Verdict == litmus.Forbidden {
 		By("checking that the run tested something: enough instances, every stored value observed, the polled flag seen, a small enough bound")

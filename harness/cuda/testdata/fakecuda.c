@@ -84,6 +84,10 @@
 //   FAKECUDA_LITMUS_BIN      the histogram bin a harness/litmus kernel (entry
 //                            litmus_*) counts every instance in (default 0)
 //   FAKECUDA_LITMUS_WEAK_BIN the bin of litmus-weak (default 1)
+//   FAKECUDA_LITMUS_BIN_O0   the bin instead of FAKECUDA_LITMUS_BIN for a
+//                            kernel whose module was loaded with
+//                            CU_JIT_OPTIMIZATION_LEVEL 0 (a compiler's
+//                            merge that the lowered level does not make)
 //   FAKECUDA_SHARED_DIR      with FAKECUDA_REALISTIC, an existing directory
 //                            through which the processes of one test count
 //                            VMM memory device-wide (below)
@@ -1098,8 +1102,8 @@ static CUresult f_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, v
 
 // ---- modules and launch -----------------------------------------------------
 
-struct module { int magic; char *image; };
-struct function { int magic; char name[128]; int nlocs; };
+struct module { int magic; char *image; int level; };
+struct function { int magic; char name[128]; int nlocs; int level; };
 #define MODULE_MAGIC 0x4d4d
 #define FUNCTION_MAGIC 0x4646
 
@@ -1107,7 +1111,8 @@ struct function { int magic; char name[128]; int nlocs; };
 static CUresult f_cuModuleLoadDataEx(struct module **m, const void *image, unsigned int n, int *opts, void **vals) {
 	NEED_CTX();
 	static const int want[5] = {5, 6, 3, 4, 12};
-	if (n != 5 || memcmp(opts, want, sizeof want) != 0) return INVALID_VALUE;
+	if ((n != 5 && n != 6) || memcmp(opts, want, sizeof want) != 0) return INVALID_VALUE;
+	if (n == 6 && (opts[5] != 7 /* CU_JIT_OPTIMIZATION_LEVEL */ || (uintptr_t)vals[5] > 4)) return INVALID_VALUE;
 	char *errlog = vals[0], *infolog = vals[2];
 	size_t errsize = (size_t)(uintptr_t)vals[1], infosize = (size_t)(uintptr_t)vals[3];
 	if (!errlog || !infolog || errsize < 64 || infosize < 64 || (uintptr_t)vals[4] != 1) return INVALID_VALUE;
@@ -1124,6 +1129,7 @@ static CUresult f_cuModuleLoadDataEx(struct module **m, const void *image, unsig
 	*m = calloc(1, sizeof **m);
 	(*m)->magic = MODULE_MAGIC;
 	(*m)->image = strdup(text);
+	(*m)->level = n == 6 ? (int)(uintptr_t)vals[5] : -1;
 	return OK;
 }
 static CUresult f_cuModuleGetFunction(struct function **f, struct module *m, const char *name) {
@@ -1138,6 +1144,7 @@ static CUresult f_cuModuleGetFunction(struct function **f, struct module *m, con
 	*f = calloc(1, sizeof **f);
 	(*f)->magic = FUNCTION_MAGIC;
 	snprintf((*f)->name, sizeof (*f)->name, "%s", name);
+	(*f)->level = m->level;
 	if (strncmp(name, "litmus_", 7) == 0) // a harness/litmus kernel: its location parameters come first
 		for (const char *p = m->image; (p = strstr(p, ".param .u64 lt_loc")) != NULL; p++) (*f)->nlocs++;
 	return OK;
@@ -1153,15 +1160,19 @@ static CUresult f_cuModuleUnload(struct module *m) {
 
 // A link state compiles PTX into a "cubin": here the text "FAKECUBIN sm_90",
 // a newline and the PTX, so a test can see what was compiled. The link keeps
-// the binding's log buffers, as the driver does, until cuLinkDestroy.
-struct link { int magic; char *errlog, *infolog; size_t errsize, infosize; char *ptx, *cubin; };
+// the binding's log buffers, as the driver does, until cuLinkDestroy. A
+// sixth option, CU_JIT_OPTIMIZATION_LEVEL (7), shows in the cubin's first
+// line as " O<level>".
+struct link { int magic; char *errlog, *infolog; size_t errsize, infosize; char *ptx, *cubin; int level; };
 #define LINK_MAGIC 0x4c4c
 static CUresult f_cuLinkCreate_v2(unsigned int n, int *opts, void **vals, struct link **state) {
 	NEED_CTX();
 	static const int want[5] = {5, 6, 3, 4, 12};
-	if (n != 5 || memcmp(opts, want, sizeof want) != 0 || !state) return INVALID_VALUE;
+	if ((n != 5 && n != 6) || memcmp(opts, want, sizeof want) != 0 || !state) return INVALID_VALUE;
+	if (n == 6 && (opts[5] != 7 || (uintptr_t)vals[5] > 4)) return INVALID_VALUE;
 	struct link *l = calloc(1, sizeof *l);
 	l->magic = LINK_MAGIC;
+	l->level = n == 6 ? (int)(uintptr_t)vals[5] : -1;
 	l->errlog = vals[0], l->errsize = (size_t)(uintptr_t)vals[1];
 	l->infolog = vals[2], l->infosize = (size_t)(uintptr_t)vals[3];
 	if (!l->errlog || !l->infolog || l->errsize < 64 || l->infosize < 64 || (uintptr_t)vals[4] != 1) {
@@ -1192,7 +1203,10 @@ static CUresult f_cuLinkComplete(struct link *l, void **cubin, size_t *size) {
 	free(l->cubin);
 	size_t n = strlen(l->ptx) + 32;
 	l->cubin = malloc(n);
-	*size = (size_t)snprintf(l->cubin, n, "FAKECUBIN sm_90\n%s", l->ptx);
+	if (l->level >= 0)
+		*size = (size_t)snprintf(l->cubin, n, "FAKECUBIN sm_90 O%d\n%s", l->level, l->ptx);
+	else
+		*size = (size_t)snprintf(l->cubin, n, "FAKECUBIN sm_90\n%s", l->ptx);
 	*cubin = l->cubin;
 	snprintf(l->infolog, l->infosize, "ptxas info    : fake JIT linked %zu bytes", strlen(l->ptx));
 	logf_("link_complete %zu device %d", strlen(l->ptx), current->dev);
@@ -1432,6 +1446,7 @@ static void run_litmus_kernel(struct function *f, void **params, struct stream *
 	__atomic_store_n((uint32_t *)(uintptr_t)epoch, iters, __ATOMIC_SEQ_CST);
 	if (!collect) return;
 	int bin = env_int("FAKECUDA_LITMUS_BIN", 0), weak = env_int("FAKECUDA_LITMUS_WEAK_BIN", 1);
+	if (f->level == 0) bin = env_int("FAKECUDA_LITMUS_BIN_O0", bin);
 	int top = bin > weak ? bin : weak;
 	if (bin < 0 || weak < 0 || !reachable(hist, 8ull * (uint64_t)(top + 1))) { s->fault = 700; return; }
 	uint64_t *h = (uint64_t *)(uintptr_t)hist, count = (uint64_t)n * iters;

@@ -35,6 +35,7 @@ var soleCatcher = map[string]string{
 	"ipc.close-then-free":                  "the only check that closes an IPC mapping and then frees the exporter's allocation, measuring free memory",
 	"ipc.event-flags":                      "the only check of the flags cuEventCreate demands for interprocess events",
 	"ipc.mem-handle-roundtrip":             "the only check whose importer writes through a cuIpcOpenMemHandle mapping and has the exporter verify it",
+	"ipc.open-twice-counts-references":     "the only check that opens one IPC handle twice in one context and uses the mapping between the two closes",
 	"ipc.same-process-open-rejected":       "the only check that opens an IPC handle in the process that exported it",
 	"managed.advise-readback":              "the only check that reads cuMemAdvise's advice back through the range attributes",
 	"managed.attributes":                   "the only check of the pointer attributes of managed memory (IS_MANAGED)",

@@ -93,6 +93,8 @@ const (
 	dStoreTears
 	dUnalignedCopyDropsTail
 	dFirstOfTwoStoresLost
+	dIPCReopenNotCounted
+	dManagedPrefetchKeepsSourceCopy
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -311,6 +313,12 @@ var defectTable = []struct {
 	{dFirstOfTwoStoresLost, DefectInfo{Name: "first-of-two-stores-lost", Suite: "ordering", Preset: "single",
 		Description: "of two consecutive relaxed 32-bit writes of one word by one GPU thread (a store, then a store or an RMW), the first never lands: the second overwrites a word that never held it, and an RMW as the second write reads the value from before the first store (CoW-exch reads the initial value; CoWW's first value is never observed)",
 		Catchers:    []string{"ordering.litmus"}}},
+	{dIPCReopenNotCounted, DefectInfo{Name: "ipc-reopen-not-counted", Suite: "ipc", Preset: "h200x2",
+		Description: "cuIpcOpenMemHandle of a handle the current context has already opened returns the existing pointer without counting a reference, so the first cuIpcCloseMemHandle unmaps the memory the second open still holds and the second close fails with INVALID_VALUE",
+		Catchers:    []string{"ipc.open-twice-counts-references"}}},
+	{dManagedPrefetchKeepsSourceCopy, DefectInfo{Name: "managed-prefetch-keeps-source-copy", Suite: "managed", Preset: "h200x2",
+		Description: "cuMemPrefetchAsync of managed memory keeps a copy of the data at the location it migrates from, and a store at the destination does not invalidate it: the source's next access (a kernel on that GPU, or a copy to or from the host when the source is the host) reads the data as it was at the prefetch",
+		Catchers:    []string{"managed.handoff"}}},
 }
 
 // Defects lists every injectable defect.

@@ -82,7 +82,8 @@ func (b *Backend) IPCGetMemHandle(d backend.Device, p backend.DevicePtr) (backen
 // IPCOpenMemHandle is cuIpcOpenMemHandle_v2 with LAZY_ENABLE_PEER_ACCESS.
 // Opening in the exporting process fails with INVALID_CONTEXT (observed on
 // the H200); opening the same handle again in the same context returns the
-// same pointer and counts a reference.
+// same pointer and counts a reference (under ipc-reopen-not-counted it does
+// not count it).
 func (b *Backend) IPCOpenMemHandle(d backend.Device, raw backend.IPCHandle) (backend.DevicePtr, error) {
 	const fn = "cuIpcOpenMemHandle"
 	if err := b.ctx(fn, d); err != nil {
@@ -105,7 +106,9 @@ func (b *Backend) IPCOpenMemHandle(d backend.Device, raw backend.IPCHandle) (bac
 	}
 	key := ipcKey{h.id, int(d)}
 	if r := b.ipcOpen[key]; r != nil {
-		r.ipcRefs++
+		if !b.defects.has(dIPCReopenNotCounted) {
+			r.ipcRefs++
+		}
 		return backend.DevicePtr(r.base), nil
 	}
 	if int(d) != h.dev && !b.claimsP2P(int(d), h.dev) {

@@ -23,7 +23,8 @@ import (
 // defects need to misbehave: the first page as it was at the last prefetch
 // (managed-prefetch-stale), the read-mostly copies prefetches made
 // (managed-read-mostly-stale), the kernels running per GPU
-// (managed-concurrent-writes-lost).
+// (managed-concurrent-writes-lost), the copy a prefetch leaves at its source
+// (managed-prefetch-keeps-source-copy).
 
 // managedAttrs are the Unified Memory device attributes of a preset. Every
 // preset models a Linux machine with full managed memory support
@@ -80,8 +81,11 @@ type managedState struct {
 	// copies are the read-mostly duplicates made by prefetches, by
 	// location, each with the write count when it was made.
 	copies map[int32]rmCopy
-	writes atomic.Uint64 // stores by kernels
-	writer atomic.Int32  // location of the last store, +2 (0: none; 1: the host)
+	// sources are the copies prefetches left at the locations they
+	// migrated from, kept only under managed-prefetch-keeps-source-copy.
+	sources map[int32]rmCopy
+	writes  atomic.Uint64 // stores by kernels
+	writer  atomic.Int32  // location of the last store, +2 (0: none; 1: the host)
 }
 
 type rmCopy struct {
@@ -114,7 +118,7 @@ func (b *Backend) AllocManaged(d backend.Device, size uint64) (backend.DevicePtr
 	}
 	page := min(size, pageSize)
 	st := &managedState{preferred: backend.RangeInvalid, lastPrefetch: backend.RangeInvalid,
-		accessedBy: map[int32]bool{}, copies: map[int32]rmCopy{}, stalePage: make([]byte, page)}
+		accessedBy: map[int32]bool{}, copies: map[int32]rmCopy{}, sources: map[int32]rmCopy{}, stalePage: make([]byte, page)}
 	r := &region{base: base, size: size, mem: o.mem[:size], kind: kindManaged, phys: -1, ctx: int(d), obj: o, mgd: st}
 	b.as.insert(r)
 	b.allocs[base] = r
@@ -195,6 +199,9 @@ func (b *Backend) prefetch(r *region, to backend.Location) {
 	m := r.mgd
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if b.defects.has(dManagedPrefetchKeepsSourceCopy) {
+		b.keepSourceCopy(r, locationValue(to))
+	}
 	m.lastPrefetch = locationValue(to)
 	if b.defects.has(dManagedPrefetchStale) {
 		now := append([]byte(nil), r.mem[:len(m.stalePage)]...)
@@ -207,6 +214,26 @@ func (b *Backend) prefetch(r *region, to backend.Location) {
 			c.bytes = append([]byte(nil), r.mem...)
 		}
 		m.copies[locationValue(to)] = c
+	}
+}
+
+// keepSourceCopy is managed-prefetch-keeps-source-copy's half of a
+// prefetch to dst: the location the data migrates from (the last prefetch's
+// destination, else the last writer) keeps a copy of it, and dst's own old
+// copy is gone (the data arrives there). r.mgd.mu must be held.
+func (b *Backend) keepSourceCopy(r *region, dst int32) {
+	m := r.mgd
+	delete(m.sources, dst)
+	src := m.lastPrefetch
+	if src == backend.RangeInvalid {
+		w := m.writer.Load()
+		if w == 0 {
+			return
+		}
+		src = w - 2
+	}
+	if src != dst {
+		m.sources[src] = rmCopy{bytes: append([]byte(nil), r.mem...), writes: m.writes.Load()}
 	}
 }
 
@@ -235,16 +262,22 @@ func (b *Backend) managedKernelStart(dev int) func() {
 
 // managedRead drops loc's read-mostly copy of r once a store from another
 // location has invalidated it (the documented invalidation). Under
-// managed-read-mostly-stale loc reads that copy instead.
+// managed-read-mostly-stale loc reads that copy instead, and under
+// managed-prefetch-keeps-source-copy the copy a prefetch left at loc.
 func (b *Backend) managedRead(r *region, loc int32) {
 	m := r.mgd
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if c, ok := m.copies[loc]; ok && m.writes.Load() > c.writes && m.writer.Load() != loc+2 {
+	stale := func(c rmCopy) bool { return m.writes.Load() > c.writes && m.writer.Load() != loc+2 }
+	if c, ok := m.copies[loc]; ok && stale(c) {
 		delete(m.copies, loc)
 		if c.bytes != nil {
 			copy(r.mem, c.bytes)
 		}
+	}
+	if c, ok := m.sources[loc]; ok && stale(c) {
+		delete(m.sources, loc)
+		copy(r.mem, c.bytes)
 	}
 }
 

@@ -28,7 +28,7 @@ const (
 	opVerify    = "verify"     // kernel reads Size bytes at the opened pointer against Seed
 	opFill      = "fill"       // kernel writes Size bytes at the opened pointer from Seed
 	opConsume   = "consume"    // cuStreamWaitEvent on the opened event if Wait, then verify
-	opClose     = "close"      // cuIpcCloseMemHandle of the opened pointer
+	opClose     = "close"      // cuIpcCloseMemHandle of the pointer the latest open still held returned
 	opProbe     = "probe"      // cuPointerGetAttribute on Ptr, then a kernel reading Size bytes there
 	opAbandon   = "abandon"    // skip every cleanup at the end: the process just exits, holding all
 )
@@ -60,10 +60,13 @@ type agent struct {
 	dev      harness.Device
 	w        *harness.GPUWork
 	exported harness.DevicePtr // own allocation (export)
-	opened   harness.DevicePtr // imported mapping (open), 0 when none
-	event    harness.Event
-	fault    bool // a kernel failed: the context may be poisoned, skip cleanups
-	abandon  bool // the spec asked to skip every cleanup
+	// opens are the pointers of the successful opens not closed yet, in
+	// order: a handle opened twice is closed twice (the driver counts
+	// references), and cleanup closes what the spec left open.
+	opens   []harness.DevicePtr
+	event   harness.Event
+	fault   bool // a kernel failed: the context may be poisoned, skip cleanups
+	abandon bool // the spec asked to skip every cleanup
 }
 
 func (a *agent) Serve(ctx context.Context, s *harness.RoleSession, cmd agentCmd) (agentReply, error) {
@@ -106,7 +109,7 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 		copy(h[:], cmd.Handle)
 		p, err := a.b.IPCOpenMemHandle(a.dev, h)
 		if err == nil {
-			a.opened, rep.Ptr = p, uint64(p)
+			a.opens, rep.Ptr = append(a.opens, p), uint64(p)
 		}
 		return rep, err
 	case opOpenEvent:
@@ -120,8 +123,11 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 	case opVerify, opFill, opConsume:
 		return rep, a.useOpened(ctx, cmd, &rep)
 	case opClose:
-		p := a.opened
-		a.opened = 0
+		if len(a.opens) == 0 {
+			return rep, errors.New("no mapping is open")
+		}
+		p := a.opens[len(a.opens)-1]
+		a.opens = a.opens[:len(a.opens)-1]
 		return rep, a.b.IPCCloseMemHandle(a.dev, p)
 	case opProbe:
 		// The attribute is read before the probe's kernel allocates anything
@@ -141,13 +147,14 @@ func (a *agent) do(ctx context.Context, cmd agentCmd) (agentReply, error) {
 // useOpened runs a kernel on the opened mapping (waiting on the opened
 // event first for consume with Wait).
 func (a *agent) useOpened(ctx context.Context, cmd agentCmd, rep *agentReply) error {
-	if a.opened == 0 {
+	opened := a.opened()
+	if opened == 0 {
 		return errors.New("no mapping is open")
 	}
 	return a.kernel(func(w *harness.GPUWork) (err error) {
 		switch {
 		case cmd.Op == opFill:
-			return w.Fill(ctx, a.opened, cmd.Size/4, cmd.Seed)
+			return w.Fill(ctx, opened, cmd.Size/4, cmd.Seed)
 		case cmd.Op == opConsume && cmd.Wait:
 			if a.event == nil {
 				return errors.New("no event is open")
@@ -156,9 +163,17 @@ func (a *agent) useOpened(ctx context.Context, cmd agentCmd, rep *agentReply) er
 				return err
 			}
 		}
-		rep.Verdict, err = w.Verify(ctx, a.opened, cmd.Size/4, cmd.Seed)
+		rep.Verdict, err = w.Verify(ctx, opened, cmd.Size/4, cmd.Seed)
 		return err
 	})
+}
+
+// opened is the pointer of the latest open not closed yet, 0 when none.
+func (a *agent) opened() harness.DevicePtr {
+	if len(a.opens) == 0 {
+		return 0
+	}
+	return a.opens[len(a.opens)-1]
 }
 
 // kernel runs f with this GPU's stream and result buffer, made on first use.
@@ -189,9 +204,10 @@ func (a *agent) closeWork() error {
 
 func (a *agent) cleanup() error {
 	var errs []error
-	if a.opened != 0 {
-		errs = append(errs, a.b.IPCCloseMemHandle(a.dev, a.opened))
+	for i := len(a.opens) - 1; i >= 0; i-- {
+		errs = append(errs, a.b.IPCCloseMemHandle(a.dev, a.opens[i]))
 	}
+	a.opens = nil
 	if a.event != nil {
 		errs = append(errs, a.b.DestroyEvent(a.event))
 	}

@@ -20,7 +20,10 @@ var _ = Describe("managed: data handed over", func() {
 		Requirement: data a kernel on A writes into managed memory MUST be
 		read exactly by a kernel on B once A's stream has completed, without
 		a prefetch and after cuMemPrefetchAsync to B; on one GPU, between
-		the GPU and the host.
+		the GPU and the host. After a prefetch from A to B and a write on B,
+		a read on A and one on the host MUST see the write, not a copy the
+		prefetch left at A (write-after-prefetch; on one GPU with the host
+		as either end).
 		Source: CUDA Driver API cuMemAllocManaged, cuMemPrefetchAsync_v2,
 		cuMemRangeGetAttribute; Programming Guide, Unified Memory.
 		Applies to: GPUs and pairs with MANAGED_MEMORY=1; the prefetches
@@ -50,6 +53,24 @@ var _ = Describe("managed: data handed over", func() {
 				harness.ExpectNoError(wb.Prefetch(ctx, a.Ptr, a.Size, harness.GPULocation(p.B)), "prefetch to %s", p.B)
 				expectLastPrefetch(h, p.B, a.Ptr, a.Size, harness.GPULocation(p.B))
 				expectPattern(ctx, wb, p.B, a.Ptr, n, seed, fmt.Sprintf("managed memory written by %s and prefetched to %s", p.A, p.B))
+			}, harness.Timeout(1))
+
+		It(fmt.Sprintf("a kernel on %s and the host read what a kernel on %s wrote into managed memory after a prefetch from %s to %s", p.A, p.B, p.A, p.B),
+			harness.PairLabels("managed.handoff", p, variant("write-after-prefetch")), func(ctx SpecContext) {
+				requireManaged(h, p.A, p.B)
+				requirePrefetch(h, "a prefetch of managed memory from A to B", p.A, p.B)
+				a := managedBuffer(h, p.A, handoffBytes, "a managed buffer prefetched from A to B, then written on B", p.B)
+				n, seed := a.Size/4, seed32("managed.handoff write-after-prefetch", p.ID())
+				wa, wb := h.GPUWork(p.A), h.GPUWork(p.B)
+				By(fmt.Sprintf("a kernel on %s fills %d bytes; a prefetch to %s; a kernel on %s writes a new pattern", p.A, a.Size, p.B, p.B))
+				harness.ExpectNoError(wa.Fill(ctx, a.Ptr, n, seed), "fill the managed buffer on %s", p.A)
+				harness.ExpectNoError(wb.Prefetch(ctx, a.Ptr, a.Size, harness.GPULocation(p.B)), "prefetch to %s", p.B)
+				expectLastPrefetch(h, p.B, a.Ptr, a.Size, harness.GPULocation(p.B))
+				harness.ExpectNoError(wb.Fill(ctx, a.Ptr, n, seed+1), "write the managed buffer on %s after the prefetch", p.B)
+				By(fmt.Sprintf("a kernel on %s, the prefetch's source, and then the host read it", p.A))
+				what := fmt.Sprintf("managed memory prefetched from %s to %s, then written by %s", p.A, p.B, p.B)
+				expectPattern(ctx, wa, p.A, a.Ptr, n, seed+1, what)
+				expectPatternOnHost(h, p.A, a.Ptr, n, seed+1, what)
 			}, harness.Timeout(1))
 	}
 
@@ -96,6 +117,42 @@ var _ = Describe("managed: data handed over", func() {
 				harness.ExpectNoError(w.Prefetch(ctx, a.Ptr, a.Size, harness.GPULocation(g)), "prefetch to %s", g)
 				expectLastPrefetch(h, g, a.Ptr, a.Size, harness.GPULocation(g))
 				expectPattern(ctx, w, g, a.Ptr, n, seed, "host-written managed memory prefetched to the GPU")
+			}, harness.Timeout(1))
+
+		It(fmt.Sprintf("the host reads what a kernel on %s wrote into managed memory after a prefetch from the host to %s", g, g),
+			harness.GPULabels("managed.handoff", g, variant("write-after-prefetch-to-gpu")), func(ctx SpecContext) {
+				requireManaged(h, g)
+				requirePrefetch(h, "a prefetch of host-written managed memory to the GPU", g)
+				a := managedBuffer(h, g, handoffBytes, "a managed buffer written by the host, prefetched to the GPU and written there")
+				n, seed := a.Size/4, seed32("managed.handoff write-after-prefetch-to-gpu", g)
+				w := h.GPUWork(g)
+				By(fmt.Sprintf("the host writes %d bytes (cuMemcpyHtoD); a prefetch to %s; a kernel on %s writes a new pattern", a.Size, g, g))
+				h.Upload(g, a.Ptr, kernels.Pattern(seed, int(n)))
+				harness.ExpectNoError(w.Prefetch(ctx, a.Ptr, a.Size, harness.GPULocation(g)), "prefetch to %s", g)
+				expectLastPrefetch(h, g, a.Ptr, a.Size, harness.GPULocation(g))
+				harness.ExpectNoError(w.Fill(ctx, a.Ptr, n, seed+1), "write the managed buffer on %s after the prefetch", g)
+				By("the host, the prefetch's source, reads it; then " + g.String())
+				what := fmt.Sprintf("managed memory prefetched from the host to %s, then written by %s", g, g)
+				expectPatternOnHost(h, g, a.Ptr, n, seed+1, what)
+				expectPattern(ctx, w, g, a.Ptr, n, seed+1, what)
+			}, harness.Timeout(1))
+
+		It(fmt.Sprintf("a kernel on %s reads what the host wrote into managed memory after a prefetch from %s to the host", g, g),
+			harness.GPULabels("managed.handoff", g, variant("write-after-prefetch-to-host")), func(ctx SpecContext) {
+				requireManaged(h, g)
+				requirePrefetch(h, "a prefetch of managed memory from the GPU to the host", g)
+				a := managedBuffer(h, g, handoffBytes, "a managed buffer written on the GPU, prefetched to the host and written there")
+				n, seed := a.Size/4, seed32("managed.handoff write-after-prefetch-to-host", g)
+				w := h.GPUWork(g)
+				By(fmt.Sprintf("a kernel on %s fills %d bytes; a prefetch to the host; the host writes a new pattern (cuMemcpyHtoD)", g, a.Size))
+				harness.ExpectNoError(w.Fill(ctx, a.Ptr, n, seed), "fill the managed buffer on %s", g)
+				harness.ExpectNoError(w.Prefetch(ctx, a.Ptr, a.Size, harness.HostLocation), "prefetch to the host")
+				expectLastPrefetch(h, g, a.Ptr, a.Size, harness.HostLocation)
+				h.Upload(g, a.Ptr, kernels.Pattern(seed+1, int(n)))
+				By(g.String() + ", the prefetch's source, reads it; then the host")
+				what := fmt.Sprintf("managed memory prefetched from %s to the host, then written by the host", g)
+				expectPattern(ctx, w, g, a.Ptr, n, seed+1, what)
+				expectPatternOnHost(h, g, a.Ptr, n, seed+1, what)
 			}, harness.Timeout(1))
 	}
 })

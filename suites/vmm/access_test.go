@@ -51,19 +51,24 @@ var _ = Describe("vmm: a mapping", func() {
 			Requirement: with PROT_READ granted to a device, cuMemGetAccess MUST
 			report PROT_READ, its kernel MUST read the data correctly and a
 			kernel store MUST NOT succeed (in a helper process; this process's
-			context stays healthy).
+			context stays healthy). The PROT_READ grant MUST NOT take away the
+			owner's PROT_READWRITE on another range of the same memory:
+			cuMemGetAccess reports PROT_READWRITE there and the owner's kernel
+			fills the memory through it (the data the read checks).
 			Source: CUDA Driver API CUmemAccess_flags (PROT_READ: "read-only
-			access"); observed on H200: store → 700.
+			access"), cuMemSetAccess (access is set "for the given virtual
+			address range"); observed on H200: store → 700.
 			Applies to: every GPU with VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=1.
 		*/
 		It(fmt.Sprintf("of %s's memory set PROT_READ lets a kernel on %s read but not write it", g, g),
 			harness.GPULabels("vmm.read-only-access", g, harness.ProcessMulti), func(ctx SpecContext) {
 				granule(h, g, harness.HandleNone)
 				By("filling through a read-write range, then loading and storing through a read-only range of the same memory")
-				res := runProbes(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{[]harness.Access{rw(g)}}, {[]harness.Access{ro(g)}}},
-					Fill: 0, Seed: uint32(harness.Seed("vmm.read-only-access", g)),
+				rep := runFaultRole(ctx, h, faultReq{Owner: int(g.Ordinal), Ranges: []rangeReq{{[]harness.Access{rw(g)}}, {[]harness.Access{ro(g)}}},
+					Fill: 0, FillChecked: true, Seed: uint32(harness.Seed("vmm.read-only-access", g)),
 					Probes: []probeReq{{Range: 1, Device: int(g.Ordinal)}, {Range: 1, Device: int(g.Ordinal), Store: true}}})
-				expectReadOnly(res, fmt.Sprintf("%s on a PROT_READ mapping of its own memory", g))
+				expectOwnerFilled(rep, fmt.Sprintf("%s through the range of its memory granted PROT_READWRITE, with PROT_READ granted to it on a second range of the same memory", g))
+				expectReadOnly(rep.Probes, fmt.Sprintf("%s on a PROT_READ mapping of its own memory", g))
 				h.ExpectHealthy(ctx, g)
 			}, harness.Timeout(0.5))
 
@@ -99,8 +104,11 @@ var _ = Describe("vmm: a mapping", func() {
 			ID: vmm.read-only-access
 			Requirement: as above, with the physical memory on A and PROT_READ
 			granted to B: B's kernel MUST read correctly and MUST NOT store; this
-			process's contexts on A and B stay healthy.
-			Source: CUDA Driver API CUmemAccess_flags.
+			process's contexts on A and B stay healthy. B's PROT_READ MUST NOT
+			take away A's PROT_READWRITE on the same range: cuMemGetAccess
+			reports PROT_READWRITE for A and A's kernel fills the range.
+			Source: CUDA Driver API CUmemAccess_flags, cuMemSetAccess (one
+			CUmemAccessDesc per device).
 			Applies to: pairs where cuDeviceCanAccessPeer(B, A)=1.
 		*/
 		It(fmt.Sprintf("of %s's memory set PROT_READ for %s lets a kernel on %s read but not write it (%s)", p.A, p.B, p.B, p),
@@ -108,14 +116,25 @@ var _ = Describe("vmm: a mapping", func() {
 				granule(h, p.A, harness.HandleNone)
 				h.RequirePeerAccess(p.Reverse())
 				By(fmt.Sprintf("granting %s read-write and %s read-only on one range of %s's memory", p.A, p.B, p.A))
-				res := runProbes(ctx, h, faultReq{Owner: int(p.A.Ordinal), Ranges: []rangeReq{{[]harness.Access{rw(p.A), ro(p.B)}}},
-					Fill: 0, Seed: uint32(harness.Seed("vmm.read-only-access", p.ID())),
+				rep := runFaultRole(ctx, h, faultReq{Owner: int(p.A.Ordinal), Ranges: []rangeReq{{[]harness.Access{rw(p.A), ro(p.B)}}},
+					Fill: 0, FillChecked: true, Seed: uint32(harness.Seed("vmm.read-only-access", p.ID())),
 					Probes: []probeReq{{Range: 0, Device: int(p.B.Ordinal)}, {Range: 0, Device: int(p.B.Ordinal), Store: true}}})
-				expectReadOnly(res, fmt.Sprintf("%s on %s's memory mapped PROT_READ for it", p.B, p.A))
+				expectOwnerFilled(rep, fmt.Sprintf("%s through a range of its memory granted PROT_READWRITE to it and PROT_READ to %s", p.A, p.B))
+				expectReadOnly(rep.Probes, fmt.Sprintf("%s on %s's memory mapped PROT_READ for it", p.B, p.A))
 				h.ExpectHealthy(ctx, p.A, p.B)
 			}, harness.Timeout(0.5))
 	}
 })
+
+// expectOwnerFilled checks the owner's fill of a FillChecked request: a
+// PROT_READ grant elsewhere must leave the owner's PROT_READWRITE range
+// reported and writable. A fill that failed proves the grant broken, so it
+// fails the check here rather than as a helper failure.
+func expectOwnerFilled(rep faultReply, what string) {
+	GinkgoHelper()
+	Expect(rep.Fill.Code).To(BeZero(), "the owner's kernel filling %s must succeed: %s", what, rep.Fill)
+	Expect(rep.Fill.Access).To(Equal(harness.ProtReadWrite), "cuMemGetAccess for the owner's fill, %s", what)
+}
 
 // expectReadOnly checks a load probe that completed correctly under
 // PROT_READ, then a store probe that did not succeed.

@@ -21,20 +21,33 @@ import (
 // probe did as data; it fails only when it cannot tell (setup errors, a
 // probe that neither completes nor faults).
 var faultRole = harness.RegisterRole("vmm.fault",
-	func(d harness.Driver) harness.RoleServer[faultReq, []probeResult] {
+	func(d harness.Driver) harness.RoleServer[faultReq, faultReply] {
 		return &faultProbe{b: d, works: map[harness.Device]*harness.GPUWork{}}
 	})
 
 // faultReq: one granule of physical memory on Owner, mapped at len(Ranges)
 // address ranges with the access each names; the owner's kernel fills range
 // Fill (-1: none) with PatternWord(Seed, i); then the probes run in order
-// until one fails.
+// until one fails. With FillChecked the fill is part of the spec's check:
+// its driver error is answered as data (faultReply.Fill) instead of ending
+// the role, so that a grant the fill proves broken fails the check itself.
 type faultReq struct {
-	Owner  int        `json:"owner"`
-	Ranges []rangeReq `json:"ranges"`
-	Fill   int        `json:"fill"`
-	Probes []probeReq `json:"probes"`
-	Seed   uint32     `json:"seed"`
+	Owner       int        `json:"owner"`
+	Ranges      []rangeReq `json:"ranges"`
+	Fill        int        `json:"fill"`
+	FillChecked bool       `json:"fillChecked,omitempty"`
+	Probes      []probeReq `json:"probes"`
+	Seed        uint32     `json:"seed"`
+}
+
+// faultReply is what the role saw: the fill (with FillChecked) and one
+// result per probe that ran.
+type faultReply struct {
+	// Fill is cuMemGetAccess(Owner) on the fill's range before the fill
+	// and the fill kernel's answer (FillChecked only; a failed fill runs
+	// no probe).
+	Fill   probeResult   `json:"fill"`
+	Probes []probeResult `json:"probes"`
 }
 
 type rangeReq struct {
@@ -72,38 +85,53 @@ type faultProbe struct {
 	faulted bool // a probe faulted: the context is gone, the process exit cleans up
 }
 
-func (f *faultProbe) Serve(ctx context.Context, s *harness.RoleSession, req faultReq) ([]probeResult, error) {
+func (f *faultProbe) Serve(ctx context.Context, s *harness.RoleSession, req faultReq) (faultReply, error) {
+	var rep faultReply
 	s.Step("create and map")
 	size, ranges, err := f.mapRanges(req)
 	if err != nil {
-		return nil, err
+		return rep, err
 	}
 	n := size / 4
 	if req.Fill >= 0 {
-		s.Step(fmt.Sprintf("fill range %d with GPU%d", req.Fill, req.Owner))
-		w, err := f.work(harness.Device(req.Owner))
-		if err != nil {
-			return nil, err
-		}
-		if err := w.Fill(ctx, ranges[req.Fill].ptr, n, req.Seed); err != nil {
-			return nil, err
+		step := fmt.Sprintf("fill range %d with GPU%d", req.Fill, req.Owner)
+		if !req.FillChecked {
+			s.Step(step)
+			w, err := f.work(harness.Device(req.Owner))
+			if err != nil {
+				return rep, err
+			}
+			if err := w.Fill(ctx, ranges[req.Fill].ptr, n, req.Seed); err != nil {
+				return rep, err
+			}
+		} else {
+			s.CheckStep(step)
+			// The fill is the owner's store probe; a store probe writes
+			// PatternWord(seed+1, i), so it gets Seed-1 to write Seed's.
+			pr := probeReq{Range: req.Fill, Device: req.Owner, Store: true}
+			if rep.Fill, err = f.probe(ctx, ranges[req.Fill], pr, n, req.Seed-1); err != nil {
+				return rep, err
+			}
+			if rep.Fill.Code != 0 {
+				f.faulted = true
+				return rep, nil
+			}
 		}
 	}
-	var results []probeResult
 	for i, pr := range req.Probes {
 		what := map[bool]string{false: "load", true: "store"}[pr.Store]
 		s.CheckStep(fmt.Sprintf("probe %d: %s by GPU%d on range %d", i, what, pr.Device, pr.Range))
 		res, err := f.probe(ctx, ranges[pr.Range], pr, n, req.Seed)
 		if err != nil {
-			return nil, err
+			return rep, err
 		}
-		results = append(results, res)
+		rep.Probes = append(rep.Probes, res)
 		if res.Code != 0 {
 			f.faulted = true
 			break
 		}
 	}
-	return results, nil
+	return rep, nil
 }
 
 // mapRanges creates one granule on the owner and maps it at every range of
@@ -197,12 +225,19 @@ func (u *undo) run() error {
 // that ran; it fails the spec if the helper fails.
 func runProbes(ctx context.Context, h *harness.Harness, req faultReq) []probeResult {
 	GinkgoHelper()
+	return runFaultRole(ctx, h, req).Probes
+}
+
+// runFaultRole runs req in a fault helper and returns its reply; it fails
+// the spec if the helper fails.
+func runFaultRole(ctx context.Context, h *harness.Harness, req faultReq) faultReply {
+	GinkgoHelper()
 	harness.ExpectDeviceFaults("a helper process's kernel touches a mapping without (or beyond) its access rights")
 	hp := faultRole.Start(ctx, h, harness.HelperOptions{Deadline: 30 * time.Second})
-	results, err := hp.Call(ctx, req)
+	rep, err := hp.Call(ctx, req)
 	harness.ExpectNoError(err, "the probe results of helper %s", hp.Role)
 	harness.ExpectNoError(hp.End(ctx), "helper %s", hp.Role)
-	return results
+	return rep
 }
 
 // expectFault checks that a probe ran and its kernel did not succeed, and

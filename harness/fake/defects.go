@@ -13,7 +13,8 @@ import (
 // suite whose specs must catch it, the preset it is injected on by
 // `make mutation` (the one where it shows), and the check IDs that must
 // catch it. A defect is caught only when one of its catchers fails on its
-// own assertion; a crash or a failure of any other spec does not count, so
+// own assertion (or its body passes and a release it registered fails with
+// a driver call's error); a crash or a failure of any other spec does not count, so
 // the catchers are what the suite claims to be able to detect.
 type DefectInfo struct {
 	Name        string

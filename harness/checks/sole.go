@@ -23,6 +23,7 @@ var soleCatcher = map[string]string{
 	"access.peer-copy":                     "the only check of the bytes cuMemcpyPeerAsync moves at every size and alignment it names (4 B to 4 GiB + 12 B, unaligned offsets), with peer access on and off",
 	"access.self-is-not-a-peer":            "the only check that asks the driver whether a GPU is its own peer",
 	"access.uva-owner":                     "the only check that reads which GPU the driver says owns a pointer (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)",
+	"atomics.cas-whole-word":               "the only check whose CAS is given an expected value that differs from the word in one half alone; the CAS loops of atomics.concurrent-sys-rmw and atomics.host-native retry with values that differ in the low bits",
 	"atomics.capability-report":            "the only check that compares the per-operation masks of cuDeviceGetP2PAtomicCapabilities with the P2P atomic attributes and NVML: a claim against a claim, which no data path shows",
 	"atomics.concurrent-sys-rmw":           "the only check that counts every operation and type of peer atomics from concurrent threads and checks each returned value; atomics.counter-as-flag uses one add and one width",
 	"atomics.host-native":                  "the only check of GPU atomics on pinned host memory",

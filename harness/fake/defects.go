@@ -94,6 +94,7 @@ const (
 	dStoreTears
 	dUnalignedCopyDropsTail
 	dFirstOfTwoStoresLost
+	dCASComparesLowHalf
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -312,6 +313,12 @@ var defectTable = []struct {
 	{dFirstOfTwoStoresLost, DefectInfo{Name: "first-of-two-stores-lost", Suite: "ordering", Preset: "single",
 		Description: "of two consecutive relaxed 32-bit writes of one word by one GPU thread (a store, then a store or an RMW), the first never lands: the second overwrites a word that never held it, and an RMW as the second write reads the value from before the first store (CoW-exch reads the initial value; CoWW's first value is never observed)",
 		Catchers:    []string{"ordering.litmus"}}},
+	// A comparison narrower than the operand: a stale expected value of a
+	// CAS loop always differs in the low bits, so only a case that differs
+	// in the high half alone shows it.
+	{dCASComparesLowHalf, DefectInfo{Name: "cas-compares-low-half", Suite: "atomics", Preset: "h200x2",
+		Description: "atom.cas compares only the low half of its operand (the low 32 bits of a .b64, the low 16 of a .b32) with the word: an expected value that differs from the word only in the high half still stores the new value (the whole word), on every GPU's memory, peer and host memory alike; the returned value stays the word's",
+		Catchers:    []string{"atomics.cas-whole-word"}}},
 }
 
 // Defects lists every injectable defect.

@@ -95,6 +95,7 @@ const (
 	dUnalignedCopyDropsTail
 	dFirstOfTwoStoresLost
 	dCASComparesLowHalf
+	dStreamWaitHonoursEarlierRecord
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -319,6 +320,11 @@ var defectTable = []struct {
 	{dCASComparesLowHalf, DefectInfo{Name: "cas-compares-low-half", Suite: "atomics", Preset: "h200x2",
 		Description: "atom.cas compares only the low half of its operand (the low 32 bits of a .b64, the low 16 of a .b32) with the word: an expected value that differs from the word only in the high half still stores the new value (the whole word), on every GPU's memory, peer and host memory alike; the returned value stays the word's",
 		Catchers:    []string{"atomics.cas-whole-word"}}},
+	// A wait that reads the event's previous generation: an event recorded
+	// once per trial never shows it.
+	{dStreamWaitHonoursEarlierRecord, DefectInfo{Name: "stream-wait-honours-earlier-record", Suite: "ordering", Preset: "h200x2",
+		Description: "cuStreamWaitEvent on an event recorded more than once waits for the record before the latest one (the previous capture) instead of the latest before the call, on events of any GPU or process; an event recorded once is waited for as it should be",
+		Catchers:    []string{"ordering.wait-on-latest-record"}}},
 }
 
 // Defects lists every injectable defect.

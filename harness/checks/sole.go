@@ -44,7 +44,7 @@ var soleCatcher = map[string]string{
 	"managed.handoff":                      "the only check that moves managed data between the host and a GPU by prefetch and verifies every word where it arrived",
 	"managed.read-mostly-coherent":         "the only check of READ_MOSTLY copies after a store",
 	"ordering.cross-device-event-handoff":  "the only check in which a stream of one GPU waits (cuStreamWaitEvent) on an event of another before it reads the other's result",
-	"ordering.wait-on-latest-record":       "the only check that records one event twice before a stream waits on it; ordering.cross-device-event-handoff records each event once per trial, and the ipc suite's event reuse waits across processes, not on a re-record within one",
+	"ordering.wait-on-latest-record":       "the only check of this suite that records one event twice before a stream waits on it: ordering.cross-device-event-handoff records each event once per trial; ipc.event-handoff, of another suite, reuses one interprocess event over its trials and sees such a wait too, but only across processes",
 	"ordering.elapsed-time-across-devices": "the only check that asks cuEventElapsedTime for events of two GPUs",
 	"ordering.litmus":                      "the only check of single-location coherence and RMW atomicity within one thread's consecutive accesses (CoRR, CoWW, CoW-exch, atomicity, lost-update); the flag handoffs use distinct locations",
 	"ordering.store-tearing":               "the only check that reads words while another GPU or the host stores them, for torn values",

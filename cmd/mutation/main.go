@@ -9,10 +9,13 @@
 // (fake.DefectInfo.Catchers) fail.
 //
 // A spec catches a defect only when, passing without the defect, it fails
-// on its own assertion: a panic, a failure in a setup or cleanup node, a
-// timeout, a context poisoned by an earlier fault, or a helper process
-// that failed in a step other than its check (proc.Session.CheckStep)
-// proves nothing about the check and does not count. A run catches the
+// on its own assertion, or its body passes and a release it registered
+// (DeferCleanup) fails with a driver call's error (cuCtxDisablePeerAccess:
+// CUDA_ERROR_...): the driver refused to release what the check used. A
+// panic, a failure in a setup node, any other cleanup failure, a timeout,
+// a context poisoned by an earlier fault, or a helper process that failed
+// in a step other than its check (proc.Session.CheckStep) proves nothing
+// about the check and does not count. A run catches the
 // defect when a declared catcher caught it; a defect is caught when every
 // run caught it; a declared catcher misses when it did not catch the defect
 // in some run. The report lists, per defect, the expected catchers, per run
@@ -304,7 +307,7 @@ func (m *mutator) try(d fake.DefectInfo, preset string, runs int, into ...string
 // splitOwn separates the failures on a spec's own assertion from the rest.
 func splitOwn(failed []specResult) (own, rest []specResult) {
 	for _, s := range failed {
-		if s.cause() == causeOwn {
+		if s.counts() {
 			own = append(own, s)
 		} else {
 			rest = append(rest, s)
@@ -365,7 +368,7 @@ func unprovenCatchers(base runSummary, catchers []string) []string {
 // on their own assertion and everything else.
 func judge(failed []specResult, catchers, unproven []string) (caught []string, other []specResult) {
 	for _, s := range failed {
-		if slices.Contains(catchers, s.ID) && !slices.Contains(unproven, s.ID) && s.cause() == causeOwn {
+		if slices.Contains(catchers, s.ID) && !slices.Contains(unproven, s.ID) && s.counts() {
 			if !slices.Contains(caught, s.ID) {
 				caught = append(caught, s.ID)
 			}

@@ -75,9 +75,27 @@ func failedHelperStep(msg string) (step string, failed bool) {
 // earlier fault poisoned (harness/fake's ctx check).
 const poisonMark = "poisoned by an earlier fault"
 
-// cause says why a failed spec failed: "own assertion" only when the spec's
-// body failed on a check of its own; a panic, a failure in setup or
-// cleanup, a timeout or an inherited poisoned context is something else.
+// driverError matches a failed driver call as package cuerr words it:
+// "cuCtxDisablePeerAccess: CUDA_ERROR_PEER_ACCESS_NOT_ENABLED (705)".
+var driverError = regexp.MustCompile(`\bcu[A-Z][A-Za-z0-9_]*: CUDA_ERROR_[A-Z0-9_]+ \(-?[0-9]+\)`)
+
+// cause says why a failed spec failed: "own assertion" when the spec's body
+// failed on a check of its own, "driver error in cleanup" when the body
+// passed and a release the spec registered (DeferCleanup) failed with a
+// driver call's error; a panic, a failure in setup, any other cleanup
+// failure, a timeout or an inherited poisoned context is something else.
+//
+// A driver call's error in the spec's own cleanup counts: the cleanup
+// releases what the spec's check took (disables the peer access it
+// enabled, frees its memory, destroys its streams), so a driver that
+// refuses that release broke a documented contract of the resources the
+// check used, in the spec that used them, and the same release passed
+// without the defect (newFailures compares with the clean run). A disable
+// that also disables the reverse direction shows only there, when the
+// cleanup of the reverse direction is refused. A cleanup failure without a
+// driver error (the fixture's leak check, a closed helper) and any cleanup
+// failure quoting a context an earlier spec's fault poisoned stay
+// uncounted: they prove nothing about a driver contract.
 func (s specResult) cause() string {
 	switch {
 	case !s.failed():
@@ -88,18 +106,30 @@ func (s specResult) cause() string {
 		return "panic"
 	case s.State != types.SpecStateFailed:
 		return s.State.String()
-	case s.FailedIn != types.NodeTypeIt:
-		return "in " + s.FailedIn.String()
 	case s.Poisoned:
 		return "poisoned context"
+	case s.FailedIn == types.NodeTypeCleanupAfterEach && driverError.MatchString(s.Message):
+		return causeCleanup
+	case s.FailedIn != types.NodeTypeIt:
+		return "in " + s.FailedIn.String()
 	case s.HelperFailed && !strings.HasPrefix(s.HelperStep, proc.CheckStepPrefix):
 		return "helper failed outside its check"
 	}
 	return causeOwn
 }
 
-// causeOwn is the only cause that counts as catching a defect.
-const causeOwn = "own assertion"
+// causeOwn and causeCleanup are the causes that count as catching a defect
+// (counts).
+const (
+	causeOwn     = "own assertion"
+	causeCleanup = "driver error in cleanup"
+)
+
+// counts reports whether the spec's failure catches a defect.
+func (s specResult) counts() bool {
+	c := s.cause()
+	return c == causeOwn || c == causeCleanup
+}
 
 // Name is "access.kernel-remote-write[0-1]".
 func (s specResult) Name() string {

@@ -144,6 +144,55 @@ func TestOnlyADeclaredCatchersOwnAssertionCatches(t *testing.T) {
 	}
 }
 
+// TestCleanupDriverErrorCatches: a spec whose body passed and whose own
+// cleanup (DeferCleanup) failed with a driver call's error catches the
+// defect; a cleanup failure without one, a poisoned one, or a driver error
+// in another node around the spec does not.
+func TestCleanupDriverErrorCatches(t *testing.T) {
+	catchers := []string{"access.enable-errors"}
+	cleanup := func(msg string) specResult {
+		s := own("access.enable-errors", "0-1")
+		s.FailedIn, s.Message = types.NodeTypeCleanupAfterEach, msg
+		return s
+	}
+	const refused = "disable peer access GPU1→GPU0: cuCtxDisablePeerAccess: CUDA_ERROR_PEER_ACCESS_NOT_ENABLED (705)"
+	counted := cleanup(refused)
+	if c := counted.cause(); c != causeCleanup {
+		t.Errorf("cause of a refused release: %q, want %q", c, causeCleanup)
+	}
+	if caught, other := judge([]specResult{counted}, catchers, nil); !slices.Equal(caught, catchers) || len(other) != 0 {
+		t.Errorf("a refused release: caught by %v (others %v), want %v", caught, other, catchers)
+	}
+	if caught, _ := judge([]specResult{counted}, catchers, catchers); len(caught) != 0 {
+		t.Errorf("a refused release of a catcher that fails without the defect caught it: %v", caught)
+	}
+	undeclared := counted
+	undeclared.ID = "access.peer-copy"
+	if own, rest := splitOwn([]specResult{undeclared}); len(own) != 1 || len(rest) != 0 {
+		t.Errorf("an undeclared spec's refused release is not listed as also caught: %v, %v", own, rest)
+	}
+	leak := cleanup("the spec left 2 more file descriptors open than it found: /dev/nvidia0")
+	poisoned := cleanup(refused)
+	poisoned.Poisoned = true
+	afterEach := cleanup(refused)
+	afterEach.FailedIn = types.NodeTypeAfterEach
+	setup := cleanup(refused)
+	setup.FailedIn = types.NodeTypeBeforeEach
+	noFunc := cleanup("free 4096 bytes on GPU0: CUDA_ERROR_INVALID_VALUE")
+	for name, s := range map[string]specResult{"leak check": leak, "poisoned context": poisoned, "AfterEach": afterEach,
+		"BeforeEach": setup, "a code without the driver call": noFunc} {
+		if s.counts() {
+			t.Errorf("%s: cause %q counts", name, s.cause())
+		}
+		if caught, _ := judge([]specResult{s}, catchers, nil); len(caught) != 0 {
+			t.Errorf("%s: caught by %v", name, caught)
+		}
+	}
+	if c := poisoned.cause(); c != "poisoned context" {
+		t.Errorf("a poisoned cleanup: cause %q", c)
+	}
+}
+
 func TestUnprovenCatchers(t *testing.T) {
 	base := runSummary{Specs: []specResult{{ID: "a.pass", State: types.SpecStatePassed},
 		own("a.fails", "0-1"), {ID: "a.fails", State: types.SpecStatePassed}, {ID: "a.skips", State: types.SpecStateSkipped}}}

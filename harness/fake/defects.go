@@ -13,7 +13,8 @@ import (
 // suite whose specs must catch it, the preset it is injected on by
 // `make mutation` (the one where it shows), and the check IDs that must
 // catch it. A defect is caught only when one of its catchers fails on its
-// own assertion; a crash or a failure of any other spec does not count, so
+// own assertion (or its body passes and a release it registered fails with
+// a driver call's error); a crash or a failure of any other spec does not count, so
 // the catchers are what the suite claims to be able to detect.
 type DefectInfo struct {
 	Name        string
@@ -95,6 +96,8 @@ const (
 	dFirstOfTwoStoresLost
 	dIPCReopenNotCounted
 	dManagedPrefetchKeepsSourceCopy
+	dCASComparesLowHalf
+	dStreamWaitHonoursEarlierRecord
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -319,6 +322,17 @@ var defectTable = []struct {
 	{dManagedPrefetchKeepsSourceCopy, DefectInfo{Name: "managed-prefetch-keeps-source-copy", Suite: "managed", Preset: "h200x2",
 		Description: "cuMemPrefetchAsync of managed memory keeps a copy of the data at the location it migrates from, and a store at the destination does not invalidate it: the source's next access (a kernel on that GPU, or a copy to or from the host when the source is the host) reads the data as it was at the prefetch",
 		Catchers:    []string{"managed.handoff"}}},
+	// A comparison narrower than the operand: a stale expected value of a
+	// CAS loop always differs in the low bits, so only a case that differs
+	// in the high half alone shows it.
+	{dCASComparesLowHalf, DefectInfo{Name: "cas-compares-low-half", Suite: "atomics", Preset: "h200x2",
+		Description: "atom.cas compares only the low half of its operand (the low 32 bits of a .b64, the low 16 of a .b32) with the word: an expected value that differs from the word only in the high half still stores the new value (the whole word), on every GPU's memory, peer and host memory alike; the returned value stays the word's",
+		Catchers:    []string{"atomics.cas-whole-word"}}},
+	// A wait that reads the event's previous generation: an event recorded
+	// once per trial never shows it.
+	{dStreamWaitHonoursEarlierRecord, DefectInfo{Name: "stream-wait-honours-earlier-record", Suite: "ordering", Preset: "h200x2",
+		Description: "cuStreamWaitEvent on an event recorded more than once waits for the record before the latest one (the previous capture) instead of the latest before the call, on events of any GPU or process; an event recorded once is waited for as it should be",
+		Catchers:    []string{"ordering.wait-on-latest-record"}}},
 }
 
 // Defects lists every injectable defect.

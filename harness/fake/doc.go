@@ -59,7 +59,8 @@
 //     clean (it must not show) and with the defect alone (it must).
 //  4. Run `go run ./cmd/mutation -defects <name> -runs 1` (add -into own
 //     for a quick look at the owning suite alone): every declared catcher
-//     must fail on its own assertion in every run. The report also lists
+//     must fail on its own assertion (or, its body passing, in a release
+//     it registered with a driver call's error) in every run. The report also lists
 //     every other spec that caught it and whether one check is its only
 //     catcher.
 package fake

@@ -197,6 +197,9 @@ func (b *Backend) StreamWaitEvent(s backend.Stream, ev backend.Event) error {
 		return nil
 	}
 	target := atomic.LoadUint64(e.rec)
+	if target > 1 && b.defects.has(dStreamWaitHonoursEarlierRecord) {
+		target-- // the previous capture, not the latest
+	}
 	if target == 0 {
 		return nil
 	}

@@ -294,6 +294,10 @@ func (t *thread) atomic(op kernels.AtomOp, ty kernels.Type, sem kernels.Sem, r *
 	for {
 		old := load(r, off, size)
 		nv, write := apply(op, ty, old, bv, cv)
+		if op == kernels.OpCAS && b.defects.has(dCASComparesLowHalf) {
+			half := uint64(1)<<(4*size) - 1 // the low 16 bits of a b32, the low 32 of a b64
+			write = old&half == bv&half
+		}
 		if !write || lose || cas(r, off, size, old, nv) {
 			if remote && (op == kernels.OpAnd || op == kernels.OpOr || op == kernels.OpXor) && b.defects.has(dPeerBitOpReturnsStale) {
 				return b.staleOld(r.base+off, old)

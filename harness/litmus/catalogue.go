@@ -148,7 +148,7 @@ func Catalogue() []*Test {
 		for _, family := range [][]*Test{mpTests(), sbTests(), lbTests(), coherenceTests(), rmwTests(), wrcTests(), isa2Tests(), iriwTests(),
 			mpOnceTests(), wrcOnceTests(), isa2OnceTests()} {
 			var mutants, forbidden []*Test
-			for _, t := range family {
+			for _, t := range withCompilerVariants(family) {
 				if t.Verdict == Allowed {
 					mutants = append(mutants, t)
 				} else {

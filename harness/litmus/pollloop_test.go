@@ -46,6 +46,9 @@ func TestPolledReadersReadInTheLoop(t *testing.T) {
 					if strings.Contains(tt.Variant, "weak x in loop") {
 						want = next - i // readInLoopWeak
 					}
+					if strings.Contains(tt.Variant, "also weak x") {
+						continue // compilerVariants: checked by TestCompilerVariants
+					}
 					if want > 0 {
 						inLoop++
 					}

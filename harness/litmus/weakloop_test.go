@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/p2pconf/p2pconf/harness/machine"
+	"github.com/p2pconf/p2pconf/kernels"
 )
 
 // TestWeakXInLoopForbiddenByTheModel: the restored weak-x-in-loop tests
@@ -29,7 +30,7 @@ func TestWeakXInLoopForbiddenByTheModel(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, tt := range Catalogue() {
-		if !strings.Contains(tt.Variant, "weak x in loop") {
+		if !strings.Contains(tt.Variant, "weak x in loop") || strings.Contains(tt.Variant, "also weak x") {
 			continue
 		}
 		kinds, ok := want[tt.Name()]
@@ -75,5 +76,46 @@ func TestWeakXInLoopForbiddenByTheModel(t *testing.T) {
 	}
 	if !hostWriter {
 		t.Error("MP rel.sys/acq.sys weak x in loop: no forbidden case with the host writing")
+	}
+}
+
+// TestCompilerVariants: every polled and single-shot family has its
+// compiler-sensitive variants (a weak load of the data location before the
+// synchronising access, in the poll loop where there is one, after the
+// data load), each with the shape's target and one more register, each
+// forbidden by the model between CTAs as its base is, and a handful per
+// family.
+func TestCompilerVariants(t *testing.T) {
+	got := map[string][]string{}
+	for _, tt := range Catalogue() {
+		if !strings.Contains(tt.Variant, "also weak x") {
+			continue
+		}
+		got[tt.Family] = append(got[tt.Family], tt.Variant)
+		base := findTest(t, tt.Family+" "+compilerBases[tt.Family])
+		if tt.Regs() != base.Regs()+1 || tt.TargetText() != base.TargetText() {
+			t.Errorf("%s: %d registers and target %s, want %d and %s", tt.Name(), tt.Regs(), tt.TargetText(), base.Regs()+1, base.TargetText())
+		}
+		r := tt.Threads[len(tt.Threads)-1]
+		weakX := 0
+		for _, op := range r {
+			if op.Kind == Load && op.Sem == kernels.Weak && op.Loc == x && op.Reg == base.Regs() {
+				weakX++
+			}
+		}
+		if weakX != 1 {
+			t.Errorf("%s: %d extra weak loads of x in the reader, want 1", tt.Name(), weakX)
+		}
+		for _, pl := range tt.Placements(CTAs) {
+			if v, why := pl.Verdict(tt); v != Forbidden {
+				t.Errorf("%s %s: %v (%s), want forbidden", tt.Name(), pl, v, why)
+			}
+		}
+	}
+	want := map[string]int{"MP": 3, "WRC": 3, "ISA2": 3, "MP once": 2, "WRC once": 2, "ISA2 once": 2}
+	for f, n := range want {
+		if len(got[f]) != n {
+			t.Errorf("family %s: compiler-sensitive variants %q, want %d", f, got[f], n)
+		}
 	}
 }

@@ -157,7 +157,22 @@ func isa2Tests() []*Test {
 		mk("rel.sys/acq.sys", Forbidden, []string{"GGH"}, relSys, acqSys, relSys, acqSys),
 		mk("hop 1 .gpu, hop 2 .sys", Forbidden, []string{"GGH"}, relGPU, acqGPU, relSys, acqSys),
 		mk("hop 1 .sys, hop 2 .gpu", Forbidden, nil, relSys, acqSys, relGPU, acqGPU),
+		weakX(mk("rel.sys/acq.sys weak x in loop", Forbidden, nil, relSys, acqSys, relSys, acqSys)),
+		weakX(mk("hop 1 .gpu, hop 2 .sys weak x in loop", Forbidden, nil, relGPU, acqGPU, relSys, acqSys)),
+		weakX(mk("hop 1 .sys, hop 2 .gpu weak x in loop", Forbidden, nil, relSys, acqSys, relGPU, acqGPU)),
 	}
+}
+
+// weakX is an ISA2 test with its data x written and read weakly, the read
+// in every iteration of T2's poll loop: the form of the three ISA2 tests
+// that failed on an H200, forbidden by the model (readInLoopWeak). They
+// run between CTAs, across pairs and triples; the host placements keep to
+// the relaxed.sys forms.
+func weakX(t *Test) *Test {
+	t.Threads[0][0] = st(x, 1, weak)
+	t.Threads[2] = readInLoopWeak(t.Threads[2][0], ld(x, 2, weak))
+	t.Where &^= InHost
+	return t
 }
 
 // iriwTests: independent reads of independent writes, docs/litmus.md F. T0

@@ -39,7 +39,11 @@ func TestCatalogueIsSound(t *testing.T) {
 			t.Errorf("%s: forbidden target %s is sequentially consistent", tt.Name(), tt.TargetText())
 		}
 		for bin := 0; bin < m.Bins; bin++ {
-			if tt.Verdict == Forbidden && len(tt.Locs) > 1 && m.Class(bin) == OtherWeak {
+			// The compiler-sensitive variants' extra register makes
+			// outcomes weak that the target does not name; a run counts as
+			// violations exactly the outcomes the model forbids
+			// (Case.ModelForbids), so their claim stays exact.
+			if tt.Verdict == Forbidden && len(tt.Locs) > 1 && m.Class(bin) == OtherWeak && !strings.Contains(tt.Variant, "also weak x") {
 				t.Errorf("%s: weak outcome %s besides the target", tt.Name(), m.Text(bin))
 			}
 		}

@@ -62,6 +62,11 @@ type Op struct {
 	// thread stay two stores (docs/litmus.md, "Tests the compiler cannot
 	// collapse").
 	Volatile bool
+	// Size is the bytes the access reads or writes: 0 or 4 (the engine's
+	// 32-bit words) or 8. Two accesses of one location with different
+	// sizes, by different threads, one of them a write, are a mixed-size
+	// race, outside the PTX memory model's axioms (Test.Validate).
+	Size int
 }
 
 // Verdict is what the PTX memory model says about a test's outcome.
@@ -157,9 +162,15 @@ func (t *Test) TargetText() string {
 	return strings.Join(parts, " ∧ ")
 }
 
-// Validate checks that the test can be generated: PTX-valid semantics for
-// each kind, registers written once, locations and finals in range, a
-// target that names observations.
+// Validate checks that the test can be judged and generated: PTX-valid
+// semantics for each kind, registers written once, locations and finals in
+// range, a target that names observations, no mixed-size race (the one
+// kind of program the PTX memory model does not judge: its axioms hold for
+// programs whose races are all uniform-size, PTX ISA "Memory Consistency
+// Model", "Mixed-size Data-races"), and 32-bit accesses only (the engine's
+// locations are 32-bit words). A data race of uniform size, such as a weak
+// load in a poll loop while another thread stores the location, is
+// judged: the model's verdict stands for it.
 func (t *Test) Validate() error {
 	if len(t.Threads) < 1 || len(t.Threads) > maxRoles {
 		return fmt.Errorf("%s: %d threads (1..%d)", t.Name(), len(t.Threads), maxRoles)
@@ -178,7 +189,7 @@ func (t *Test) Validate() error {
 			}
 		}
 	}
-	if err := t.validateLoopLoads(); err != nil {
+	if err := t.validateSizes(); err != nil {
 		return err
 	}
 	for _, l := range t.Finals {
@@ -337,35 +348,52 @@ func (k OpKind) String() string {
 	return [...]string{"load", "store", "rmw", "fence"}[k]
 }
 
-// strongSys reports whether op is a relaxed-or-stronger access at system
-// scope (ld.volatile and st.volatile are relaxed.sys): morally strong with
-// any other such access, whichever GPU or host thread makes it.
-func (op Op) strongSys() bool {
-	return op.Volatile || op.Sem != kernels.Weak && op.Scope == kernels.Sys
+// size is the bytes op accesses (Op.Size; 0 means 4).
+func (op Op) size() int {
+	if op.Size == 0 {
+		return 4
+	}
+	return op.Size
 }
 
-// validateLoopLoads refuses a load inside a poll loop (Op.InPoll) that
-// could race: its own access and every write of its location by any thread
-// must be strong at system scope, or the loop's earlier iterations read
-// the location while it is being written, which the PTX memory model
-// leaves undefined (readInLoop).
-func (t *Test) validateLoopLoads() error {
+// validateSizes refuses a mixed-size race, which the PTX memory model does
+// not judge: two accesses of one location by different threads with
+// different sizes, one of them a write (the model's own check,
+// ptxmodel.Result.Undefined, finds one only in an execution; refusing
+// the program before it runs keeps every verdict a judged one). Then it
+// refuses what the engine cannot run: an access of other than 4 bytes.
+func (t *Test) validateSizes() error {
 	for ti, th := range t.Threads {
 		for oi, op := range th {
-			if !op.InPoll || op.Kind != Load {
+			if op.Kind == Fence {
 				continue
 			}
-			if !op.strongSys() {
-				return fmt.Errorf("%s: thread %d op %d: a load in a poll loop must be relaxed or stronger at .sys scope", t.Name(), ti, oi)
+			if s := op.size(); s != 4 && s != 8 {
+				return fmt.Errorf("%s: thread %d op %d: an access of %d bytes (4 or 8)", t.Name(), ti, oi, s)
 			}
-			for wi, w := range t.Threads {
-				for wj, wop := range w {
-					if (wop.Kind == Store || wop.Kind == RMW) && wop.Loc == op.Loc && !wop.strongSys() {
-						return fmt.Errorf("%s: thread %d op %d reads %s in a poll loop while thread %d op %d writes it without .sys strength: a data race", t.Name(), ti, oi, t.Locs[op.Loc], wi, wj)
+			for tj := ti + 1; tj < len(t.Threads); tj++ {
+				for oj, o := range t.Threads[tj] {
+					if o.Kind != Fence && o.Loc == op.Loc && o.size() != op.size() && (op.Kind != Load || o.Kind != Load) {
+						return fmt.Errorf("%s: thread %d op %d (%d bytes) and thread %d op %d (%d bytes) race on %s with different sizes: a mixed-size race, which the PTX memory model does not judge",
+							t.Name(), ti, oi, op.size(), tj, oj, o.size(), t.Locs[op.Loc])
 					}
 				}
 			}
 		}
 	}
+	for ti, th := range t.Threads {
+		for oi, op := range th {
+			if op.Kind != Fence && op.size() != 4 {
+				return fmt.Errorf("%s: thread %d op %d: a %d-byte access; the engine's locations are 32-bit words", t.Name(), ti, oi, op.size())
+			}
+		}
+	}
 	return nil
+}
+
+// strongSys reports whether op is a relaxed-or-stronger access at system
+// scope (ld.volatile and st.volatile are relaxed.sys): morally strong with
+// any other such access, whichever GPU or host thread makes it.
+func (op Op) strongSys() bool {
+	return op.Volatile || op.Sem != kernels.Weak && op.Scope == kernels.Sys
 }

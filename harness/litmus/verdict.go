@@ -90,6 +90,9 @@ func (p Placement) ModelVerdict(t *Test) ModelVerdict {
 	if err != nil {
 		panic(fmt.Sprintf("litmus: %s %s: the model cannot judge it: %v", t.Name(), p, err))
 	}
+	if res.Undefined() {
+		panic(fmt.Sprintf("litmus: %s %s: a mixed-size race, which the PTX memory model does not judge (Test.Validate refuses it)", t.Name(), p))
+	}
 	mv := ModelVerdict{Verdict: Forbidden, Program: prog, Result: res}
 	switch {
 	case res.Reachable:
@@ -302,7 +305,7 @@ func modelOps(op Op, host bool, reg func(int) int, temp func() int) []ptxmodel.O
 			return pre
 		}
 	}
-	mo := ptxmodel.Op{Sem: sem, Scope: scope, Loc: op.Loc, Reg: ptxmodel.NoReg, Val: ptxmodel.Const(int64(op.Val)), Cmp: ptxmodel.Const(0)}
+	mo := ptxmodel.Op{Sem: sem, Scope: scope, Loc: op.Loc, Size: op.Size, Reg: ptxmodel.NoReg, Val: ptxmodel.Const(int64(op.Val)), Cmp: ptxmodel.Const(0)}
 	switch op.Kind {
 	case Load:
 		mo.Kind, mo.Reg = ptxmodel.Load, reg(op.Reg)

@@ -30,7 +30,7 @@ var (
 
 // registerExits adds rows to the table (a command's file declares its own
 // in a package-level var: `var _ = registerExits(...)`) and returns true.
-func registerExits(rows ...exitRow) bool {
+func registerExits(rows ...exitRow) bool { //nolint:unparam // its callers are package-level var initialisers, which need a value
 	exitMu.Lock()
 	defer exitMu.Unlock()
 	for _, r := range rows {

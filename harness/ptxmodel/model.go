@@ -373,7 +373,7 @@ func (x *exec) causalityAxiom() *Violation {
 			return &Violation{Axiom: AxiomCausality, Events: []int{w, rd},
 				Detail: x.describe(rd) + " reads from " + x.describe(w) + ", which it precedes in causality order"}
 		}
-		var later int = -1
+		later := -1
 		x.fr[rd].each(func(w2 int) {
 			if later < 0 && x.cause.has(w2, rd) {
 				later = w2

@@ -106,15 +106,6 @@ func (r rel) plus() rel {
 	return out
 }
 
-// opt is r? (r with the identity).
-func (r rel) opt() rel {
-	out := r.clone()
-	for i := range out {
-		out[i] |= 1 << uint(i)
-	}
-	return out
-}
-
 // restrict is [from]; r; [to].
 func (r rel) restrict(from, to set) rel {
 	out := newRel(len(r))
@@ -124,33 +115,6 @@ func (r rel) restrict(from, to set) rel {
 		}
 	}
 	return out
-}
-
-// irreflexive reports whether no event is related to itself; first is one
-// that is, or -1.
-func (r rel) irreflexive() (ok bool, first int) {
-	for i := range r {
-		if r[i].has(i) {
-			return false, i
-		}
-	}
-	return true, -1
-}
-
-// acyclic reports whether r+ is irreflexive.
-func (r rel) acyclic() bool {
-	ok, _ := r.plus().irreflexive()
-	return ok
-}
-
-// empty reports whether r relates nothing.
-func (r rel) empty() bool {
-	for _, s := range r {
-		if s != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // cycle returns a cycle of r as a list of events (first repeated last), or

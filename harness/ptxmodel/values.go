@@ -35,9 +35,10 @@ func newValues(p *Program, ev []event, rf []int) *values {
 		if !ok {
 			cur = [2]int{-1, -1}
 		}
-		if e.kind == evRead {
+		switch e.kind {
+		case evRead:
 			cur[0] = i
-		} else if e.kind == evWrite {
+		case evWrite:
 			cur[1] = i
 		}
 		v.byOp[k] = cur

@@ -37,7 +37,7 @@
 #                          another program and a second run (needs a C
 #                          compiler and python3 on the node, not Go)
 #   tests/shim/            p2pconf-shim.c: a driver shim under which
-#                          `p2pconf preflight` must FAIL (README, preflight)
+#                          `p2pconf preflight` must FAIL (docs/usage.md, preflight)
 #   VERSION, README.md (reports/README.md), LICENSE, .p2pconf-root
 set -euo pipefail
 

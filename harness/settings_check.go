@@ -53,7 +53,7 @@ func CheckSettings() error {
 		var es settings.Errors
 		for _, u := range unknown {
 			k, _, _ := strings.Cut(u, " ")
-			es = append(es, &settings.Error{Name: k, Value: os.Getenv(k), Why: strings.TrimPrefix(u, k+" is "), Form: "a declared setting (README, Settings)"})
+			es = append(es, &settings.Error{Name: k, Value: os.Getenv(k), Why: strings.TrimPrefix(u, k+" is "), Form: "a declared setting (docs/usage.md, the settings table)"})
 		}
 		return es
 	}

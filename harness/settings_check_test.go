@@ -68,7 +68,7 @@ func TestSuiteReadersAgreeWithTheDeclarations(t *testing.T) {
 }
 
 // TestDeclaredDefaultsAreTheCodes: setting a variable to its declared
-// default (the one README shows) reads the same as leaving it unset.
+// default (the one docs/usage.md shows) reads the same as leaving it unset.
 func TestDeclaredDefaultsAreTheCodes(t *testing.T) {
 	n := 0
 	for _, s := range settings.All() {

@@ -12,7 +12,7 @@ import (
 
 // exitRow is one line of the exit-status table: what code means when
 // command exits with it. The table is the one source of every exit status
-// p2pconf documents: the global usage, each command's --help, README's
+// p2pconf documents: the global usage, each command's --help, docs/usage.md's
 // "Exit status" section and dist/run.sh's header are rendered from it (a
 // test holds the last two equal), and a test runs one case per row.
 type exitRow struct {
@@ -92,7 +92,7 @@ func exitText(command string) string {
 	return b.String()
 }
 
-// exitMarkdown renders the whole table as README carries it.
+// exitMarkdown renders the whole table as docs/usage.md carries it.
 func exitMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| command | exit | meaning |\n|---|---|---|\n")

@@ -16,7 +16,7 @@ var exitDocs = []struct {
 	path, begin, end string
 	render           func() string
 }{
-	{"../../README.md", "<!-- exit-table:begin -->\n", "<!-- exit-table:end -->", exitMarkdown},
+	{"../../docs/usage.md", "<!-- exit-table:begin -->\n", "<!-- exit-table:end -->", exitMarkdown},
 	{"../../dist/run.sh", "# exit-table:begin\n", "# exit-table:end", func() string {
 		var b strings.Builder
 		for _, l := range strings.Split(strings.TrimSuffix(exitText("run.sh"), "\n"), "\n") {
@@ -58,7 +58,7 @@ func TestExitTableCopiesEqualTheSource(t *testing.T) {
 func TestEveryHelpPrintsItsExitStatuses(t *testing.T) {
 	for _, c := range exitCommands() {
 		if c == "run.sh" || c == "make conformance" || c == "suite binary" {
-			continue // not p2pconf commands: README and run.sh carry their rows
+			continue // not p2pconf commands: docs/usage.md and run.sh carry their rows
 		}
 		code, out, errOut := p2pconf(t, append(strings.Fields(c), "--help")...) // "litmus check" is two words
 		if code != 0 || !strings.Contains(out+errOut, exitText(c)) {

@@ -19,7 +19,7 @@
 //	p2pconf version
 //
 // Every command's exit statuses are in one table (exitcodes.go), printed by
-// its --help and in README: 0 all conform, 1 a conformance failure (run,
+// its --help and in docs/usage.md: 0 all conform, 1 a conformance failure (run,
 // report) or a regression (diff), 2 bad input found before any GPU work,
 // 3 an incomplete run or a harness error.
 package main
@@ -105,7 +105,7 @@ setting or input file, found before any GPU work, writing nothing);
 p2pconf <command> --help gives its own table, p2pconf help exit all of them.
 `
 
-// Exit statuses (the table in the usage text and in the README).
+// Exit statuses (the table in the usage text and in docs/usage.md).
 const (
 	exitOK         = 0
 	exitFailure    = 1 // a conformance failure or a regression

@@ -27,7 +27,7 @@ type Cause struct {
 	Source  string `json:"source"`
 }
 
-// Rule sources, named in docs and README (public documents).
+// Rule sources, named in the docs (public documents).
 const (
 	srcNCCLTrouble = "NCCL User Guide, Troubleshooting: PCI Access Control Services (ACS) and IOMMU (docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)"
 	srcIOMMUGroups = "Linux kernel Documentation/ABI/testing/sysfs-kernel-iommu_groups (the group's type: DMA, DMA-FQ, identity) and Documentation/admin-guide/kernel-parameters.txt (iommu=pt)"
@@ -36,7 +36,7 @@ const (
 	srcNVMLP2P     = "NVML API Reference, nvmlDeviceGetP2PStatus (nvmlGpuP2PStatus_t)"
 	srcNVMLLinks   = "NVML API Reference, nvmlDeviceGetNvLinkState and nvmlDeviceGetNvLinkRemotePciInfo"
 	srcNVMLPCIe    = "NVML API Reference, nvmlDeviceGetCurrPcieLinkGeneration / Width and nvmlDeviceGetMaxPcieLinkGeneration / Width"
-	srcDriverLib   = "CUDA Driver API, cuGetProcAddress (entry points resolved from the loaded libcuda); README, settings: P2PCONF_LIBCUDA"
+	srcDriverLib   = "CUDA Driver API, cuGetProcAddress (entry points resolved from the loaded libcuda); docs/usage.md, settings: P2PCONF_LIBCUDA"
 )
 
 // Causes applies every rule to the pair src→dst of sys, reading sysfs

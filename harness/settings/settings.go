@@ -42,8 +42,8 @@ type Setting struct {
 	// duration such as 90s".
 	Form string
 	// Default is the value the code uses when the variable is unset, as the
-	// README writes it ("" when there is none to write). A doc test holds
-	// the README's defaults equal to these.
+	// docs/usage.md writes it ("" when there is none to write). A doc test holds
+	// docs/usage.md's defaults equal to these.
 	Default string
 	// Check accepts or refuses a value (surrounding spaces trimmed, never
 	// empty: an empty variable is unset). Its error says why, in a few
@@ -143,7 +143,7 @@ func IsSetting(err error) bool {
 func Check(name, value string) error {
 	s, ok := Lookup(name)
 	if !ok {
-		return &Error{Name: name, Value: value, Why: "not a p2pconf setting", Form: "one of the settings in the README"}
+		return &Error{Name: name, Value: value, Why: "not a p2pconf setting", Form: "one of the settings in docs/usage.md"}
 	}
 	v := strings.TrimSpace(value)
 	if v == "" || s.Check == nil {

@@ -59,7 +59,7 @@ func TestExtractRefusesLooseMarks(t *testing.T) {
 }
 
 // documents are checked in this order, all in one copy of the repository.
-var documents = []string{"README.md", "deploy/README.md", "deploy/kubernetes/README.md"}
+var documents = []string{"README.md", "docs/usage.md", "deploy/README.md", "deploy/kubernetes/README.md"}
 
 // TestDocsRunAsWritten runs every shell block of the documents that needs
 // no GPU, root or cluster, exactly as written, from the root of a copy of

@@ -91,7 +91,7 @@ func TestEveryCitedFileExists(t *testing.T) {
 	}
 }
 
-// readmeDefaults find what README's settings table says the default of a
+// readmeDefaults find what docs/usage.md's settings table says the default of a
 // setting is, in the forms it writes: "`X` (default", "default `X`",
 // "(default X" or "default X" where X is a number or a duration.
 var readmeDefaults = []*regexp.Regexp{
@@ -100,11 +100,11 @@ var readmeDefaults = []*regexp.Regexp{
 	regexp.MustCompile(`[Dd]efault:? ([0-9][^,;:)\s]*)`),
 }
 
-// TestDocumentedDefaultsEqualTheCode: where README's settings table gives a
+// TestDocumentedDefaultsEqualTheCode: where docs/usage.md's settings table gives a
 // setting's default, it is the default the setting's declaration has (the
 // value the code uses), and every declared user setting has a row.
 func TestDocumentedDefaultsEqualTheCode(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/usage.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestDocumentedDefaultsEqualTheCode(t *testing.T) {
 			continue
 		}
 		if !ok {
-			t.Errorf("%s is declared but README's settings table has no row for it", s.Name)
+			t.Errorf("%s is declared but docs/usage.md's settings table has no row for it", s.Name)
 			continue
 		}
 		var m []string
@@ -138,7 +138,7 @@ func TestDocumentedDefaultsEqualTheCode(t *testing.T) {
 		}
 		compared++
 		if m[1] != s.Default {
-			t.Errorf("README says %s defaults to %q; the code's default is %q", s.Name, m[1], s.Default)
+			t.Errorf("docs/usage.md says %s defaults to %q; the code's default is %q", s.Name, m[1], s.Default)
 		}
 	}
 	t.Logf("%d documented defaults compared with the code's", compared)

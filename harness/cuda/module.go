@@ -12,17 +12,20 @@ enum { P2PC_JIT_LOG_SIZE = 16384 };
 // p2pc_cuModuleLoadDataEx loads image with the JIT asked to fill an error log
 // and a verbose info log, so a PTX error reads as ptxas wrote it. Options are
 // CU_JIT_ERROR_LOG_BUFFER (5), CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES (6),
-// CU_JIT_INFO_LOG_BUFFER (3), CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES (4) and
-// CU_JIT_LOG_VERBOSE (12). Each value is one pointer-sized slot: buffers as
-// pointers, scalars stored in the slot itself; the driver overwrites the size
-// slots with the number of bytes written. Both arrays are C stack memory.
+// CU_JIT_INFO_LOG_BUFFER (3), CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES (4),
+// CU_JIT_LOG_VERBOSE (12) and, when level is 0 or more,
+// CU_JIT_OPTIMIZATION_LEVEL (7). Each value is one pointer-sized slot:
+// buffers as pointers, scalars stored in the slot itself; the driver
+// overwrites the size slots with the number of bytes written. Both arrays
+// are C stack memory.
 static inline CUresult p2pc_cuModuleLoadDataEx(uintptr_t fn, uintptr_t *mod, const char *image,
-		char *errlog, char *infolog) {
-	int opts[5] = {5, 6, 3, 4, 12};
-	void *vals[5] = {errlog, (void *)(uintptr_t)P2PC_JIT_LOG_SIZE, infolog,
-		(void *)(uintptr_t)P2PC_JIT_LOG_SIZE, (void *)(uintptr_t)1};
+		char *errlog, char *infolog, int level) {
+	int opts[6] = {5, 6, 3, 4, 12, 7};
+	void *vals[6] = {errlog, (void *)(uintptr_t)P2PC_JIT_LOG_SIZE, infolog,
+		(void *)(uintptr_t)P2PC_JIT_LOG_SIZE, (void *)(uintptr_t)1, (void *)(uintptr_t)(unsigned int)level};
+	unsigned int n = level >= 0 ? 6 : 5;
 	CUresult r = ((CUresult (*)(CUmodule *, const void *, unsigned int, int *, void **))fn)(
-		(CUmodule *)mod, image, 5, opts, vals);
+		(CUmodule *)mod, image, n, opts, vals);
 	errlog[P2PC_JIT_LOG_SIZE - 1] = 0;
 	infolog[P2PC_JIT_LOG_SIZE - 1] = 0;
 	return r;
@@ -37,6 +40,7 @@ static inline CUresult p2pc_cuModuleUnload(uintptr_t fn, uintptr_t mod) {
 import "C"
 
 import (
+	"fmt"
 	"strings"
 	"unsafe"
 
@@ -56,6 +60,17 @@ type Function struct{ h C.uintptr_t }
 // the JIT error log; on success the second result is the JIT info log
 // (verbose: registers and spills per entry). Needs a current context.
 func (d *Driver) LoadModule(image string) (Module, string, error) {
+	return d.LoadModuleLevel(image, -1)
+}
+
+// LoadModuleLevel is LoadModule with CU_JIT_OPTIMIZATION_LEVEL level (0-4),
+// or the driver's default when level is negative: a litmus run at a lowered
+// level tells a compiler's merge of accesses from the hardware's reordering
+// (harness/litmusrun, Diagnose).
+func (d *Driver) LoadModuleLevel(image string, level int) (Module, string, error) {
+	if level > 4 {
+		return Module{}, "", fmt.Errorf("LoadModuleLevel: CU_JIT_OPTIMIZATION_LEVEL %d (0-4)", level)
+	}
 	fn, err := d.proc(cuModuleLoadDataEx)
 	if err != nil {
 		return Module{}, "", err
@@ -66,7 +81,7 @@ func (d *Driver) LoadModule(image string) (Module, string, error) {
 	defer C.free(unsafe.Pointer(logs))
 	errLog, infoLog := logs, (*C.char)(unsafe.Add(unsafe.Pointer(logs), C.P2PC_JIT_LOG_SIZE))
 	var m Module
-	r := C.p2pc_cuModuleLoadDataEx(fn, &m.h, cimage, errLog, infoLog)
+	r := C.p2pc_cuModuleLoadDataEx(fn, &m.h, cimage, errLog, infoLog, C.int(level))
 	return m, strings.TrimSpace(C.GoString(infoLog)), jitError(r, C.GoString(errLog))
 }
 

@@ -291,6 +291,33 @@ func TestLaunchMarshalsArgumentsByKindAndCachesModules(t *testing.T) {
 	}
 }
 
+// TestLoweredKernelLoadsAtItsLevel: a kernel whose JIT options lower the
+// optimization level is loaded with CU_JIT_OPTIMIZATION_LEVEL, as a module
+// of its own beside the default one (the litmus cause differential relies
+// on it; a load that dropped the option reran the default code).
+func TestLoweredKernelLoadsAtItsLevel(t *testing.T) {
+	b, logPath := openStub(t)
+	s, err := b.NewStream(0)
+	must(t, err, "NewStream")
+	defer released(t, "DestroyStream", func() error { return b.DestroyStream(s) })
+	lowered := *kernels.Empty
+	lowered.Module += "@O0"
+	lowered.JIT = kernels.JITOptions{Lowered: true, Level: 0}
+	cfg := backend.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}
+	must(t, b.Launch(s, kernels.Empty, cfg), "Launch at the default level")
+	must(t, b.Launch(s, &lowered, cfg), "Launch at level 0")
+	log, err := os.ReadFile(logPath)
+	must(t, err, "read call log")
+	if !strings.Contains(string(log), "device 0 level -1") || !strings.Contains(string(log), "device 0 level 0") {
+		t.Errorf("module loads, want one at the default level (-1) and one at level 0:\n%s", log)
+	}
+	high := lowered
+	high.Module, high.JIT.Level = "empty@O9", 9
+	if err := b.Launch(s, &high, cfg); err == nil || !strings.Contains(err.Error(), "CU_JIT_OPTIMIZATION_LEVEL 9") {
+		t.Errorf("Launch at level 9: %v, want a refusal naming the level", err)
+	}
+}
+
 func TestJITFailureCarriesTheLog(t *testing.T) {
 	b, _ := openStub(t)
 	s, err := b.NewStream(0)

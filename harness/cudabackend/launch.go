@@ -102,7 +102,11 @@ func (b *Backend) function(drv *cuda.Driver, dev backend.Device, k *kernels.Kern
 	key := moduleKey{dev, k.Module}
 	m := b.modules[key]
 	if m == nil {
-		cm, _, err := drv.LoadModule(k.PTX)
+		level := -1 // the driver's default
+		if k.JIT.Lowered {
+			level = k.JIT.Level
+		}
+		cm, _, err := drv.LoadModuleLevel(k.PTX, level)
 		if err != nil {
 			return cuda.Function{}, fmt.Errorf("loading PTX module %s on device %d: %w", k.Module, dev, err)
 		}

@@ -131,8 +131,19 @@ func (g Goal) CapAt(reached uint64) time.Duration {
 // times, within the mutant budget, since once it has shown it often its
 // power is settled and further instances tell nothing new; one that has
 // shown it, but fewer times, runs on to the longer mutant cap.
+//
+// In the default profile a generated case (the subset of the generated
+// space the model picks, there to cover every verdict and scope relation)
+// runs to the space profile's targets and mutant cap, if they are lower:
+// the hand-written catalogue keeps the default's depth and the subset adds
+// breadth without doubling the default run.
 func (e Env) Goal(c Case) Goal {
 	s := e.Evidence
+	if c.Test.Generated != nil && (s.Profile == "" || s.Profile == ProfileDefault) {
+		s.Target, s.LinkTarget = min(s.Target, SpaceTarget), min(s.LinkTarget, SpaceLinkTarget)
+		s.MutantBudget = min(s.MutantBudget, SpaceMutantBudget)
+		s.MutantLongBudget = min(s.MutantLongBudget, SpaceMutantBudget)
+	}
 	if c.Verdict == Allowed {
 		return Goal{Want: s.MutantHits, Hits: true, Cap: s.MutantBudget, LongCap: s.MutantLongBudget}
 	}

@@ -49,6 +49,42 @@ func TestGoal(t *testing.T) {
 	}
 }
 
+// TestGeneratedGoalInTheDefaultProfile: the default run's generated cases
+// run to the space profile's targets and mutant cap; the hand-written ones
+// and every case of the certify profile keep theirs.
+func TestGeneratedGoalInTheDefaultProfile(t *testing.T) {
+	var generated, written int
+	for _, profile := range []string{ProfileDefault, ProfileCertify} {
+		e := goalEnv()
+		e.Evidence.Profile = profile
+		e.Evidence.MutantLongBudget = 2 * time.Second
+		for _, c := range RunGPUCases(machine.GPU{}, profile) {
+			g := e.Goal(c)
+			want, spaceWant := e.Evidence.Target, uint64(SpaceTarget)
+			if c.Place.Kind != CTAs {
+				want, spaceWant = e.Evidence.LinkTarget, SpaceLinkTarget
+			}
+			cap, long := e.Evidence.MutantBudget, e.Evidence.MutantLongBudget
+			if c.Test.Generated != nil && profile == ProfileDefault {
+				generated++
+				want = min(want, spaceWant)
+				cap, long = SpaceMutantBudget, SpaceMutantBudget
+			} else {
+				written++
+			}
+			switch {
+			case c.Verdict == Allowed && (g.Cap != cap || g.LongCap != long):
+				t.Errorf("%s (%s): mutant caps %v and %v, want %v and %v", c.Name(), profile, g.Cap, g.LongCap, cap, long)
+			case c.Verdict == Forbidden && g.Want != want:
+				t.Errorf("%s (%s): target %d, want %d", c.Name(), profile, g.Want, want)
+			}
+		}
+	}
+	if generated == 0 || written == 0 {
+		t.Errorf("generated cases %d, hand-written %d: want both", generated, written)
+	}
+}
+
 // TestNextIters: launches grow at most 4× and end the run at the target
 // with less than one iteration to spare.
 func TestNextIters(t *testing.T) {

@@ -6,7 +6,9 @@ package litmussass
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/p2pconf/p2pconf/harness/litmus"
 	"github.com/p2pconf/p2pconf/kernels"
@@ -134,48 +136,74 @@ func (k KernelSASS) Findings() []string {
 }
 
 // CheckKernel compiles t's kernel, each role's ablated form and each
-// access's, and compares what the driver kept with the PTX.
+// access's, and compares what the driver kept with the PTX. The forms are
+// compiled and disassembled at once, a few at a time (a kernel of three
+// roles is a dozen JIT runs of a large module: seconds one after another,
+// and a run that failed on several tests diagnoses each).
 func CheckKernel(t *litmus.Test, comp Compiler, dis Disassembler, dir string) KernelSASS {
 	k := t.Kernel()
 	ks := KernelSASS{Test: t.Name(), Entry: k.Entry}
-	sass := func(ptx, name string) (string, string, error) {
-		cubin, info, err := comp.Compile(ptx, name)
-		if err != nil {
-			return "", info, err
-		}
-		text, err := dis.SASS(dir, cubin)
-		return text, info, err
+	type form struct {
+		role, op  int // -1: the whole kernel, or the whole role
+		ptx, name string
+		sass      string
+		info      string
+		err       error
 	}
-	full, info, err := sass(k.PTX, k.Entry+".ptx")
-	ks.JITInfo = info
-	if err != nil {
-		ks.Error = err.Error()
+	forms := []*form{{role: -1, op: -1, ptx: k.PTX, name: k.Entry + ".ptx"}}
+	for r := range t.Threads {
+		forms = append(forms, &form{role: r, op: -1, ptx: t.AblatedPTX(r), name: fmt.Sprintf("%s_without_T%d.ptx", k.Entry, r)})
+		for oi, op := range t.Threads[r] {
+			if op.Kind != litmus.Fence {
+				forms = append(forms, &form{role: r, op: oi, ptx: t.OpAblatedPTX(r, oi), name: fmt.Sprintf("%s_without_T%d_op%d.ptx", k.Entry, r, oi)})
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(1, min(8, runtime.NumCPU()/2)))
+	for _, f := range forms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			var cubin []byte
+			if cubin, f.info, f.err = comp.Compile(f.ptx, f.name); f.err == nil {
+				f.sass, f.err = dis.SASS(dir, cubin)
+			}
+		}()
+	}
+	wg.Wait()
+	full := forms[0]
+	ks.JITInfo = full.info
+	if full.err != nil {
+		ks.Error = full.err.Error()
 		return ks
 	}
-	ks.Counts = CountMemory(full)
-	ks.Header = moduleHeader(k.PTX, full)
+	ks.Counts = CountMemory(full.sass)
+	ks.Header = moduleHeader(k.PTX, full.sass)
 	fullN := Total(ks.Counts)
 	for r := range t.Threads {
-		less, _, err := sass(t.AblatedPTX(r), fmt.Sprintf("%s_without_T%d.ptx", k.Entry, r))
-		if err != nil {
-			ks.Error = fmt.Sprintf("T%d left out: %v", r, err)
-			return ks
+		var less *form
+		kept := make(map[int]int) // op → its SASS instructions
+		for _, f := range forms[1:] {
+			switch {
+			case f.role != r:
+			case f.err != nil && f.op < 0:
+				ks.Error = fmt.Sprintf("T%d left out: %v", r, f.err)
+				return ks
+			case f.err != nil:
+				ks.Error = fmt.Sprintf("T%d op %d left out: %v", r, f.op, f.err)
+				return ks
+			case f.op < 0:
+				less = f
+			default:
+				kept[f.op] = fullN - Total(CountMemory(f.sass))
+			}
 		}
-		rs := RoleSASS{Role: r, PTX: t.RolePTXMemoryOps(r), SASS: fullN - Total(CountMemory(less)), Program: litmus.ThreadText(t, t.Threads[r])}
+		rs := RoleSASS{Role: r, PTX: t.RolePTXMemoryOps(r), SASS: fullN - Total(CountMemory(less.sass)), Program: litmus.ThreadText(t, t.Threads[r])}
 		rs.Kept = rs.SASS >= rs.PTX
 		ks.Roles = append(ks.Roles, rs)
-		kept := make(map[int]int) // op → its SASS instructions
-		for oi, op := range t.Threads[r] {
-			if op.Kind == litmus.Fence {
-				continue
-			}
-			text, _, err := sass(t.OpAblatedPTX(r, oi), fmt.Sprintf("%s_without_T%d_op%d.ptx", k.Entry, r, oi))
-			if err != nil {
-				ks.Error = fmt.Sprintf("T%d op %d left out: %v", r, oi, err)
-				return ks
-			}
-			kept[oi] = fullN - Total(CountMemory(text))
-		}
 		lost := false
 		for oi, op := range t.Threads[r] {
 			if op.Kind == litmus.Fence {
@@ -186,7 +214,7 @@ func CheckKernel(t *litmus.Test, comp Compiler, dis Disassembler, dir string) Ke
 			lost = lost || !a.Kept
 		}
 		if (lost || !rs.Kept) && ks.Excerpt == "" {
-			ks.Excerpt = fmt.Sprintf("// %s\n// role %d: %s\n%s", ks.Header, r, rs.Program, Excerpt(full, less))
+			ks.Excerpt = fmt.Sprintf("// %s\n// role %d: %s\n%s", ks.Header, r, rs.Program, Excerpt(full.sass, less.sass))
 		}
 	}
 	return ks

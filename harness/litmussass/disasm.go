@@ -81,11 +81,21 @@ func (d Disassembler) Version() string {
 
 // SASS disassembles cubin, written to a file in dir.
 func (d Disassembler) SASS(dir string, cubin []byte) (string, error) {
-	f := filepath.Join(dir, "kernel.cubin")
-	if err := os.WriteFile(f, cubin, 0o600); err != nil {
+	// A file of its own: the compile check disassembles several cubins of
+	// one kernel at once (CheckKernel).
+	tmp, err := os.CreateTemp(dir, "kernel-*.cubin")
+	if err != nil {
 		return "", fmt.Errorf("litmussass: writing the cubin for %s: %w", filepath.Base(d.Path), err)
 	}
+	f := tmp.Name()
 	defer os.Remove(f)
+	_, werr := tmp.Write(cubin)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return "", fmt.Errorf("litmussass: writing the cubin for %s: %w", filepath.Base(d.Path), werr)
+	}
 	out, err := exec.Command(d.Path, append(d.Args, f)...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %v: %s", filepath.Base(d.Path), strings.Join(d.Args, " "), err, strings.TrimSpace(string(out)))

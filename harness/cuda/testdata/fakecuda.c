@@ -1123,7 +1123,7 @@ static CUresult f_cuModuleLoadDataEx(struct module **m, const void *image, unsig
 		return INVALID_PTX;
 	}
 	if (!strstr(text, ".entry")) return INVALID_IMAGE;
-	logf_("module_load %zu device %d", strlen(text), current->dev);
+	logf_("module_load %zu device %d level %d", strlen(text), current->dev, n == 6 ? (int)(uintptr_t)vals[5] : -1);
 	int w = snprintf(infolog, infosize, "ptxas info    : fake JIT compiled %zu bytes", strlen(text));
 	vals[3] = (void *)(uintptr_t)(w + 1);
 	*m = calloc(1, sizeof **m);

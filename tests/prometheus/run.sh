@@ -88,7 +88,7 @@ expect "promtool check metrics accepts p2pconf.prom ($(promtool check metrics <"
 	bash -c 'promtool check metrics <"$1" >/dev/null 2>&1' _ "$prom"
 expect "no sample carries a timestamp" bash -c '! grep -v "^#" "$1" | awk "NF != 2 { bad = 1 } END { exit !bad }"' _ "$prom"
 expect "the node verdict is PASS (0) with the host's name" grep -q '^p2pconf_preflight_node_verdict{Hostname="promtest"} 0$' "$prom"
-expect "pairs carry dcgm-exporter's labels" grep -Eq '^p2pconf_preflight_pair_verdict\{Hostname="promtest",UUID="GPU-[^"]+",gpu="0",pci_bus_id="[^"]+",peer_UUID="GPU-[^"]+",peer_gpu="1"\} 0$' "$prom"
+expect "pairs carry dcgm-exporter's labels in its value forms" grep -Eq '^p2pconf_preflight_pair_verdict\{Hostname="promtest",UUID="GPU-[^"]+",device="nvidia[0-9]+",gpu="0",modelName="[^"]+",pci_bus_id="[0-9A-F]{8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]",peer_UUID="GPU-[^"]+",peer_gpu="1"\} 0$' "$prom"
 expect "build info is there" grep -q '^p2pconf_build_info{' "$prom"
 
 port=19977

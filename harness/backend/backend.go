@@ -32,7 +32,7 @@ type DeviceInfo struct {
 	Ordinal  Device
 	Name     string
 	UUID     string // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as NVML prints it
-	PCIBusID string // "0000:1b:00.0": 4-digit domain, lower-case hex
+	PCIBusID string // "00000000:1B:00.0": as NVML writes it (8-digit domain, upper-case hex)
 	// ComputeCapability is major*10+minor (90 for an H200).
 	ComputeCapability int
 	SMCount           int

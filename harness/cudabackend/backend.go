@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -122,20 +123,26 @@ func (b *Backend) deviceInfo(dev cuda.Device) (backend.DeviceInfo, error) {
 		return backend.DeviceInfo{}, err
 	}
 	return backend.DeviceInfo{
-		Ordinal: backend.Device(dev), Name: name, UUID: uuid.String(), PCIBusID: NormalizePCIBusID(bus),
+		Ordinal: backend.Device(dev), Name: name, UUID: uuid.String(), PCIBusID: NVMLBusID(bus),
 		ComputeCapability: major*10 + minor, SMCount: sms, TotalMemory: mem,
 	}, nil
 }
 
-// NormalizePCIBusID writes a CUDA PCI bus ID ("0000:1B:00.0") the way the
-// backend interface and NVML's legacy form do: lower-case hex with a
-// 4-digit domain (an 8-digit domain with leading zeros is shortened).
-func NormalizePCIBusID(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if domain, rest, ok := strings.Cut(s, ":"); ok && len(domain) > 4 && strings.Trim(domain[:len(domain)-4], "0") == "" {
-		s = domain[len(domain)-4:] + ":" + rest
+// NVMLBusID writes a PCI bus ID from cuDeviceGetPCIBusId ("0000:1b:00.0",
+// 4-digit domain) the way NVML's nvmlPciInfo_t.busId and dcgm-exporter's
+// pci_bus_id label write it ("00000000:1B:00.0": 8-digit domain, upper-case
+// hex), so reports and metrics join with NVML-based tools on the string. A
+// string it cannot parse comes back trimmed and upper-cased.
+func NVMLBusID(s string) string {
+	s = strings.ToUpper(strings.TrimRight(strings.TrimSpace(s), "\x00"))
+	domain, rest, ok := strings.Cut(s, ":")
+	if !ok || len(domain) > 8 {
+		return s
 	}
-	return s
+	if _, err := strconv.ParseUint(domain, 16, 32); err != nil {
+		return s
+	}
+	return strings.Repeat("0", 8-len(domain)) + domain + ":" + rest
 }
 
 // openNVML initialises go-nvml's default library unless an option chose one.

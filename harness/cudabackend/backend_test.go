@@ -47,8 +47,8 @@ func TestSystem(t *testing.T) {
 		t.Errorf("Name, DriverVersion, NVML = %q, %d, %v", b.Name(), b.DriverVersion(), b.NVML())
 	}
 	want := []backend.DeviceInfo{
-		{Ordinal: 0, Name: "Fake GPU 0", UUID: "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f", PCIBusID: "0000:18:00.0", ComputeCapability: 90, SMCount: 132, TotalMemory: 80 << 30},
-		{Ordinal: 1, Name: "Fake GPU 1", UUID: "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f", PCIBusID: "0000:28:00.0", ComputeCapability: 90, SMCount: 132, TotalMemory: 81 << 30},
+		{Ordinal: 0, Name: "Fake GPU 0", UUID: "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f", PCIBusID: "00000000:18:00.0", ComputeCapability: 90, SMCount: 132, TotalMemory: 80 << 30},
+		{Ordinal: 1, Name: "Fake GPU 1", UUID: "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f", PCIBusID: "00000000:28:00.0", ComputeCapability: 90, SMCount: 132, TotalMemory: 81 << 30},
 	}
 	if got := b.Devices(); !slices.Equal(got, want) {
 		t.Errorf("Devices() =\n%+v\nwant\n%+v", got, want)
@@ -77,13 +77,14 @@ func TestDefaultNVMLAbsentIsNotAnError(t *testing.T) {
 	}
 }
 
-func TestNormalizePCIBusID(t *testing.T) {
+func TestNVMLBusID(t *testing.T) {
 	for in, want := range map[string]string{
-		"0000:1B:00.0": "0000:1b:00.0", "00000000:1B:00.0": "0000:1b:00.0", "0001:c1:00.0": "0001:c1:00.0",
-		"10000:01:00.0": "10000:01:00.0",
+		"0000:1b:00.0": "00000000:1B:00.0", "0000:1B:00.0": "00000000:1B:00.0", "00000000:1B:00.0": "00000000:1B:00.0",
+		"0001:c1:00.0": "00000001:C1:00.0", " 0000:9a:00.0\x00": "00000000:9A:00.0", "10000:01:00.0": "00010000:01:00.0",
+		"garbage": "GARBAGE", "zz:01:00.0": "ZZ:01:00.0",
 	} {
-		if got := NormalizePCIBusID(in); got != want {
-			t.Errorf("NormalizePCIBusID(%q) = %q, want %q", in, got, want)
+		if got := NVMLBusID(in); got != want {
+			t.Errorf("NVMLBusID(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

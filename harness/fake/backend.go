@@ -153,7 +153,7 @@ func (ps *presetSpec) deviceInfo(i int) backend.DeviceInfo {
 	uuid := fmt.Sprintf("GPU-%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 	return backend.DeviceInfo{
 		Ordinal: backend.Device(i), Name: ps.gpuName, UUID: uuid,
-		PCIBusID:          fmt.Sprintf("0000:%02x:00.0", ps.bus[i]),
+		PCIBusID:          fmt.Sprintf("00000000:%02X:00.0", ps.bus[i]),
 		ComputeCapability: ps.cc, SMCount: ps.sms, TotalMemory: ps.memMiB << 20,
 	}
 }

@@ -8,7 +8,10 @@
 // therefore holds one lock per GPU, keyed by the GPU's UUID: an flock on
 // <dir>/<uuid>.lock in a directory every user of the machine shares, with
 // the holder's PID, host, start time and command line written in the file
-// so that a refused run can name it.
+// so that a refused run can name it. The file is 0644: another user's run
+// locks it through a read-only descriptor and records itself beside it,
+// and a refused run believes only the record of the process the kernel
+// says holds the lock (owner.go).
 //
 // The kernel drops an flock when its process dies, so a holder that was
 // killed never blocks the next run; the file it leaves behind only records
@@ -182,18 +185,29 @@ type waits struct {
 // process's ancestors) counts as this process's.
 func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, w waits) error {
 	path := filepath.Join(l.dir, fileName(uuid))
-	f, err := openLockFile(path)
+	f, writable, err := openLockFile(path)
 	if err != nil {
 		return err
 	}
 	told := false
 	for {
+		// flock needs no write access: on Linux it locks a read-only
+		// descriptor too, so another user's 0644 lock file excludes and
+		// is excluded exactly as one's own.
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			me.Start = time.Now().UTC()
-			if err := writeHolder(f, me); err != nil {
-				_ = f.Close()
-				return fmt.Errorf("gpulock: record the holder in %s: %w", path, err)
+			if writable {
+				if err := writeHolder(f, me); err != nil {
+					_ = f.Close()
+					return fmt.Errorf("gpulock: record the holder in %s: %w", path, err)
+				}
+			} else {
+				// Another user's lock file: the record goes beside it.
+				// Where it cannot (a file planted under this user's side
+				// name), the lock still holds and a refused run names
+				// this process from /proc instead (currentHolder).
+				_ = writeSideRecord(path, me)
 			}
 			l.files = append(l.files, f)
 			return nil
@@ -202,7 +216,7 @@ func (l *Lock) take(ctx context.Context, uuid string, me Holder, ancestor int, w
 			_ = f.Close()
 			return fmt.Errorf("gpulock: flock %s: %w", path, err)
 		}
-		h := readHolder(f)
+		h := currentHolder(f, path, me.Host)
 		if ancestor > 0 && h.PID == ancestor && h.Host == me.Host {
 			_ = f.Close()
 			l.inherited = append(l.inherited, uuid)
@@ -358,47 +372,61 @@ func ensureDir(dir string) error {
 	return nil
 }
 
-// openLockFile opens path for locking, creating it if needed. The
-// directory is world-writable, so what is at path may have been put there
-// by anyone: it never follows a symbolic link (O_NOFOLLOW), never blocks on
-// a FIFO (O_NONBLOCK), and accepts only a regular file with one link and
-// no more than a holder record in it, so that writing the record (which
-// truncates the file) can never cut another file. An existing file is
-// opened without O_CREAT first: with fs.protected_regular, O_CREAT on
-// another user's file in a sticky world-writable directory is refused even
-// when the file exists and is writable.
-func openLockFile(path string) (*os.File, error) {
-	const flags = os.O_RDWR | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+// openLockFile opens path for locking, creating it if needed, and says
+// whether the descriptor may write the holder record. The directory is
+// world-writable, so what is at path may have been put there by anyone: it
+// never follows a symbolic link (O_NOFOLLOW), never blocks on a FIFO
+// (O_NONBLOCK), and accepts only a regular file with one link and no more
+// than a holder record in it, so that writing the record (which truncates
+// the file) can never cut another file. An existing file is opened without
+// O_CREAT first: with fs.protected_regular, O_CREAT on another user's file
+// in a sticky world-writable directory is refused even when the file exists.
+//
+// A lock file is created 0644: only its creator can rewrite the record in
+// it, so no other local user can make a refused run name a made-up holder.
+// Another user's run opens it read-only (flock works on that descriptor)
+// and records itself in a file of its own beside it (writeSideRecord).
+func openLockFile(path string) (f *os.File, writable bool, err error) {
+	const flags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 	for range 3 {
-		f, err := os.OpenFile(path, flags, 0)
+		f, err := os.OpenFile(path, os.O_RDWR|flags, 0)
+		writable := true
+		if errors.Is(err, os.ErrPermission) {
+			f, err = os.OpenFile(path, os.O_RDONLY|flags, 0)
+			writable = false
+		}
 		if err == nil {
 			if err := checkLockFile(f); err != nil {
 				_ = f.Close()
-				return nil, fmt.Errorf("gpulock: %s: %w; remove it, or set %s to a directory of your own", path, err, EnvDir)
+				return nil, false, fmt.Errorf("gpulock: %s: %w; remove it, or set %s to a directory of your own", path, err, EnvDir)
 			}
-			return f, nil
+			return f, writable, nil
 		}
 		switch {
 		case errors.Is(err, syscall.ELOOP):
-			return nil, fmt.Errorf("gpulock: %s is a symbolic link, not a lock file: someone put it there; remove it, or set %s to a directory of your own", path, EnvDir)
+			return nil, false, fmt.Errorf("gpulock: %s is a symbolic link, not a lock file: someone put it there; remove it, or set %s to a directory of your own", path, EnvDir)
 		case errors.Is(err, syscall.EISDIR):
-			return nil, fmt.Errorf("gpulock: %s is a directory, not a lock file; remove it, or set %s to a directory of your own", path, EnvDir)
+			return nil, false, fmt.Errorf("gpulock: %s is a directory, not a lock file; remove it, or set %s to a directory of your own", path, EnvDir)
 		case !errors.Is(err, os.ErrNotExist):
-			return nil, fmt.Errorf("gpulock: open %s: %w (every user of the GPUs needs read-write access to it; see %s)", path, err, EnvDir)
+			return nil, false, fmt.Errorf("gpulock: open %s: %w (every user of the GPUs needs read access to it; see %s)", path, err, EnvDir)
 		}
-		f, err = os.OpenFile(path, flags|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err = os.OpenFile(path, os.O_RDWR|flags|os.O_CREATE|os.O_EXCL, lockFileMode)
 		if err == nil {
-			// The umask narrowed the mode; other users must be able to
-			// open the file to lock it.
-			_ = f.Chmod(0o666)
-			return f, nil
+			// The umask may have narrowed the mode; other users must be
+			// able to open the file (read-only) to lock it.
+			_ = f.Chmod(lockFileMode)
+			return f, true, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("gpulock: create %s: %w", path, err)
+			return nil, false, fmt.Errorf("gpulock: create %s: %w", path, err)
 		}
 	}
-	return nil, fmt.Errorf("gpulock: open %s: it keeps appearing and disappearing", path)
+	return nil, false, fmt.Errorf("gpulock: open %s: it keeps appearing and disappearing", path)
 }
+
+// lockFileMode is the mode of lock files and side records: every user reads
+// them (and so can lock a lock file), only the creator writes.
+const lockFileMode = 0o644
 
 // checkLockFile accepts what a lock file is: a regular file with one link
 // (a hard link to another file would make its record overwrite that file)

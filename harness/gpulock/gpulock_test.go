@@ -235,8 +235,91 @@ func TestLockDirectoryIsSharedAndSticky(t *testing.T) {
 		t.Errorf("lock directory mode %v, want world-writable with the sticky bit", m)
 	}
 	fi, err = os.Stat(filepath.Join(dir, "GPU-aaaa.lock"))
-	if err != nil || fi.Mode().Perm() != 0o666 {
-		t.Errorf("lock file: %v, %v; want mode 0666 so that other users can lock it", fi, err)
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("lock file: %v, %v; want mode 0644: others read (and lock), only the creator writes the record", fi, err)
+	}
+}
+
+// TestLockFileModeDespiteUmask: a umask that would hide the file from other
+// users does not; a umask that would let them write it does not either.
+func TestLockFileModeDespiteUmask(t *testing.T) {
+	for _, mask := range []int{0o077, 0o000} {
+		dir := t.TempDir()
+		old := syscall.Umask(mask)
+		l, err := Acquire(context.Background(), []string{"GPU-aaaa"}, Options{Dir: dir})
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Release()
+		fi, err := os.Stat(filepath.Join(dir, "GPU-aaaa.lock"))
+		if err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("umask %03o: lock file %v, %v; want mode 0644", mask, fi, err)
+		}
+	}
+}
+
+// TestReadOnlyHolderIsNamedByTheKernel plays another user's run in this
+// process: it holds the flock through a read-only descriptor (as a user who
+// cannot write the 0644 file does) while the file's record names a process
+// that does not hold it. A second Acquire is refused and names the real
+// holder (this process, from /proc/locks), not the record; once the holder
+// writes its side record, the refusal names that record.
+func TestReadOnlyHolderIsNamedByTheKernel(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(context.Background(), []string{"GPU-aaaa"}, Options{Dir: dir, Command: []string{"first"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	path := filepath.Join(dir, "GPU-aaaa.lock")
+	forged := Holder{PID: 999999999, Host: "elsewhere", Command: "made up"}
+	if err := os.WriteFile(path, []byte(forged.encode()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := os.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if err := syscall.Flock(int(ro.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatalf("flock on a read-only descriptor: %v", err)
+	}
+	busyHolder := func() Holder {
+		t.Helper()
+		l, err := Acquire(context.Background(), []string{"GPU-aaaa"}, Options{Dir: dir, Command: []string{"second"}})
+		var busy *BusyError
+		if !errors.As(err, &busy) {
+			l.Release()
+			t.Fatalf("a GPU held through a read-only descriptor: %v, want a *BusyError", err)
+		}
+		return busy.Holder
+	}
+	host, _ := os.Hostname()
+	h := busyHolder()
+	if h.PID != os.Getpid() || !h.Unrecorded || h.Host != host || !strings.Contains(h.String(), "the kernel names it") {
+		t.Errorf("holder %+v (%s), want this process (pid %d) as the kernel names it", h, h, os.Getpid())
+	}
+	me := Self([]string{"side", "record"})
+	me.Run = "run-1"
+	if err := writeSideRecord(path, me); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(sidePath(path, os.Getuid()))
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("side record %v, %v; want mode 0644", fi, err)
+	}
+	if h := busyHolder(); h.PID != os.Getpid() || h.Unrecorded || h.Run != "run-1" || h.Command != "side record" {
+		t.Errorf("holder %+v, want the side record of pid %d", h, os.Getpid())
+	}
+	// A side record that names another PID is not believed.
+	other := me
+	other.PID = 999999998
+	if err := writeSideRecord(path, other); err != nil {
+		t.Fatal(err)
+	}
+	if h := busyHolder(); h.PID != os.Getpid() || !h.Unrecorded {
+		t.Errorf("holder %+v, want this process as the kernel names it, not the side record's pid", h)
 	}
 }
 

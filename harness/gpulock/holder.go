@@ -29,6 +29,9 @@ type Holder struct {
 	// Truncated says the file held more than a record may (maxRecord):
 	// only its first maxRecord bytes were read.
 	Truncated bool
+	// Unrecorded says no record names the holder: the kernel's list of
+	// flocks (/proc/locks) gave the PID and /proc the command line.
+	Unrecorded bool
 }
 
 // maxRecord bounds a holder record: what is written (the command is cut to
@@ -46,6 +49,10 @@ func Self(cmd []string) Holder {
 func (h Holder) String() string {
 	if h.PID == 0 {
 		return "holder not recorded (the lock file is empty or unreadable)"
+	}
+	if h.Unrecorded {
+		return fmt.Sprintf("pid %d on host %s (no record of its own: the kernel names it as the lock's holder), command: %s",
+			h.PID, escape(h.Host), escape(h.Command))
 	}
 	s := fmt.Sprintf("pid %d on host %s, holding since %s", h.PID, escape(h.Host), h.Start.Format(time.RFC3339))
 	if h.Run != "" {

@@ -6,6 +6,7 @@ package preflight
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -25,8 +26,8 @@ func tp(t time.Time) *time.Time { return &t }
 // twoGPUs is a clean two-GPU NVLink machine as a report records it.
 func twoGPUs() report.System {
 	sys := report.System{Backend: "cuda", Host: "node1", DriverVersion: "580.159.04",
-		GPUs: []report.GPU{{Ordinal: 0, UUID: "GPU-a", PCIBusID: "00000000:1B:00.0", TotalMemory: 141 << 30},
-			{Ordinal: 1, UUID: "GPU-b", PCIBusID: "00000000:43:00.0", TotalMemory: 141 << 30}}}
+		GPUs: []report.GPU{{Ordinal: 0, Name: "NVIDIA H200", UUID: "GPU-a", PCIBusID: "00000000:1B:00.0", TotalMemory: 141 << 30, NVMLIndex: ip(0)},
+			{Ordinal: 1, Name: "NVIDIA H200", UUID: "GPU-b", PCIBusID: "00000000:43:00.0", TotalMemory: 141 << 30, NVMLIndex: ip(1)}}}
 	for _, p := range [][2]int{{0, 1}, {1, 0}} {
 		pr := report.Pair{Src: p[0], Dst: p[1], Link: "nvlink"}
 		pr.CUDA.CanAccessPeer = bp(true)
@@ -404,7 +405,8 @@ func TestTextfile(t *testing.T) {
 	if got := find("p2pconf_preflight_node_verdict", map[string]string{"Hostname": "node1"}); got != 3 {
 		t.Fatalf("node verdict %v, want 3 (FAIL)", got)
 	}
-	pair01 := map[string]string{"Hostname": "node1", "gpu": "0", "UUID": "GPU-a", "pci_bus_id": "00000000:1B:00.0", "peer_gpu": "1", "peer_UUID": "GPU-b"}
+	pair01 := map[string]string{"Hostname": "node1", "gpu": "0", "UUID": "GPU-a", "pci_bus_id": "00000000:1B:00.0", "device": "nvidia0",
+		"modelName": "NVIDIA H200", "peer_gpu": "1", "peer_UUID": "GPU-b"}
 	withCheck := map[string]string{"check": "access.kernel-remote-write"}
 	for k, v := range pair01 {
 		withCheck[k] = v
@@ -503,5 +505,94 @@ func TestJudgeSpeaksForTheSelectedGPUsOnly(t *testing.T) {
 	}
 	if v := Judge(cleanDoc(), Options{GPUs: []int{0, 1}}); v.Verdict != Pass || v.Selected != nil {
 		t.Fatalf("every GPU selected: verdict %s, selected %v (want none named)", v.Verdict, v.Selected)
+	}
+}
+
+// dcgmExporterSample is one GPU metric line as dcgm-exporter 4.5.3-4.8.2
+// writes it for the fixture's GPU0 (the label names and value forms of
+// internal/pkg/rendermetrics/render_metrics.go and
+// internal/pkg/collector/base_collector.go; the value is made up).
+const dcgmExporterSample = `DCGM_FI_DEV_SM_CLOCK{gpu="0",UUID="GPU-a",pci_bus_id="00000000:1B:00.0",device="nvidia0",modelName="NVIDIA H200",Hostname="node1"} 1980
+`
+
+// TestTextfileJoinsDCGMExporter holds every per-GPU and per-pair metric of
+// the textfile to dcgm-exporter's label names and value forms: a query that
+// joins on any of gpu, UUID, pci_bus_id, device, modelName or Hostname
+// matches the sample line of the same GPU.
+func TestTextfileJoinsDCGMExporter(t *testing.T) {
+	sp := expfmt.NewTextParser(model.LegacyValidation)
+	sample, err := sp.TextToMetricFamilies(strings.NewReader(dcgmExporterSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dcgm := map[string]string{}
+	for _, l := range sample["DCGM_FI_DEV_SM_CLOCK"].GetMetric()[0].GetLabel() {
+		dcgm[l.GetName()] = l.GetValue()
+	}
+	if len(dcgm) != 6 {
+		t.Fatalf("sample labels %v", dcgm)
+	}
+	doc := cleanDoc()
+	v := Judge(doc, Options{})
+	path, err := WriteTextfile(t.TempDir(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := parser.TextToMetricFamilies(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forms := map[string]*regexp.Regexp{
+		"gpu": regexp.MustCompile(`^[0-9]+$`), "UUID": regexp.MustCompile(`^GPU-`),
+		"pci_bus_id": regexp.MustCompile(`^[0-9A-F]{8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]$`),
+		"device":     regexp.MustCompile(`^nvidia[0-9]+$`), "modelName": regexp.MustCompile(`^NVIDIA `),
+		"Hostname": regexp.MustCompile(`.`),
+	}
+	perGPU, joined := 0, 0
+	for name, fam := range fams {
+		for _, m := range fam.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			if _, ok := got["gpu"]; !ok {
+				continue
+			}
+			perGPU++
+			for k := range dcgm {
+				if !forms[k].MatchString(got[k]) {
+					t.Errorf("%s %v: %s=%q is not dcgm-exporter's form %s", name, got, k, got[k], forms[k])
+				}
+			}
+			if got["gpu"] != dcgm["gpu"] {
+				continue
+			}
+			joined++
+			for k, want := range dcgm {
+				if got[k] != want {
+					t.Errorf("%s %v: %s=%q, dcgm-exporter writes %q for the same GPU", name, got, k, got[k], want)
+				}
+			}
+		}
+	}
+	if perGPU == 0 || joined == 0 {
+		t.Fatalf("%d per-GPU samples, %d of GPU0; want some of each", perGPU, joined)
+	}
+}
+
+// TestDeviceNameNeedsNVML: without an NVML index the device label is empty
+// (Prometheus reads no label) rather than guessed from the CUDA ordinal.
+func TestDeviceNameNeedsNVML(t *testing.T) {
+	if got := DeviceName(report.GPU{Ordinal: 3}); got != "" {
+		t.Errorf("DeviceName without NVML = %q, want empty", got)
+	}
+	if got := DeviceName(report.GPU{Ordinal: 3, NVMLIndex: ip(5)}); got != "nvidia5" {
+		t.Errorf("DeviceName(NVML index 5) = %q, want nvidia5", got)
 	}
 }

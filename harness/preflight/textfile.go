@@ -16,12 +16,22 @@ import (
 // TextfileName is the node_exporter textfile preflight writes.
 const TextfileName = "p2pconf.prom"
 
-// Labels follow dcgm-exporter's, so the two join in one query: gpu, UUID,
-// pci_bus_id and Hostname; peer_gpu and peer_UUID name a pair's other GPU
-// (as dcgm-exporter's DCGM_EXP_P2P_STATUS does).
+// Labels follow dcgm-exporter's GPU metrics, so the two join in one query
+// on UUID or pci_bus_id: gpu, UUID, pci_bus_id, device, modelName and
+// Hostname, with the same value forms (pci_bus_id "00000000:1B:00.0",
+// device "nvidia0", modelName "NVIDIA H200"). dcgm-exporter 4.5.3-4.8.2
+// writes them in internal/pkg/rendermetrics/render_metrics.go
+// (gpu="{{ $metric.GPU }}",UUID=...,pci_bus_id=...,device=...,modelName=...,
+// Hostname=...), device as fmt.Sprintf("nvidia%d", gpu) and pci_bus_id as
+// DCGM's PCI busId in internal/pkg/collector/base_collector.go; its main
+// branch after that release renames Hostname to hostname (#655). peer_gpu
+// and peer_UUID name a pair's other GPU (as dcgm-exporter's
+// DCGM_EXP_P2P_STATUS does). gpu is the CUDA ordinal, which is
+// dcgm-exporter's gpu (the NVML index) when CUDA_DEVICE_ORDER=PCI_BUS_ID and
+// every GPU is visible; device carries the NVML index itself.
 var (
-	gpuLabels  = []string{"Hostname", "gpu", "UUID", "pci_bus_id"}
-	pairLabels = []string{"Hostname", "gpu", "UUID", "pci_bus_id", "peer_gpu", "peer_UUID"}
+	gpuLabels  = []string{"Hostname", "gpu", "UUID", "pci_bus_id", "device", "modelName"}
+	pairLabels = []string{"Hostname", "gpu", "UUID", "pci_bus_id", "device", "modelName", "peer_gpu", "peer_UUID"}
 )
 
 // VerdictValue is how the gauges encode a verdict: 0 PASS, 1 WARN,
@@ -63,7 +73,7 @@ func Registry(v Verdict) (*prometheus.Registry, error) {
 	}
 	node.WithLabelValues(host).Set(VerdictValue(v.Verdict))
 	for _, t := range v.GPUs {
-		l := []string{host, t.ID, t.UUID, t.BusID}
+		l := []string{host, t.ID, t.UUID, t.BusID, t.Device, t.Model}
 		gpu.WithLabelValues(l...).Set(VerdictValue(t.Verdict))
 		for _, o := range t.Checks {
 			gpuCheck.WithLabelValues(append(l, o.Check)...).Set(VerdictValue(o.Verdict))
@@ -73,7 +83,7 @@ func Registry(v Verdict) (*prometheus.Registry, error) {
 		if t.Src == nil || t.Dst == nil {
 			continue
 		}
-		l := []string{host, strconv.Itoa(*t.Src), t.UUID, t.BusID, strconv.Itoa(*t.Dst), t.PeerID}
+		l := []string{host, strconv.Itoa(*t.Src), t.UUID, t.BusID, t.Device, t.Model, strconv.Itoa(*t.Dst), t.PeerID}
 		pair.WithLabelValues(l...).Set(VerdictValue(t.Verdict))
 		for _, o := range t.Checks {
 			pairCheck.WithLabelValues(append(l, o.Check)...).Set(VerdictValue(o.Verdict))

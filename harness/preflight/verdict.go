@@ -103,13 +103,17 @@ type Problem struct {
 
 // Target is one GPU or one ordered pair and its verdict.
 type Target struct {
-	ID      string `json:"id"` // "0" or "0-1"
-	Name    string `json:"name"`
-	GPU     *int   `json:"gpu,omitempty"`
-	Src     *int   `json:"src,omitempty"`
-	Dst     *int   `json:"dst,omitempty"`
-	UUID    string `json:"uuid,omitempty"`
-	BusID   string `json:"pci_bus_id,omitempty"`
+	ID    string `json:"id"` // "0" or "0-1"
+	Name  string `json:"name"`
+	GPU   *int   `json:"gpu,omitempty"`
+	Src   *int   `json:"src,omitempty"`
+	Dst   *int   `json:"dst,omitempty"`
+	UUID  string `json:"uuid,omitempty"`
+	BusID string `json:"pci_bus_id,omitempty"`
+	// Device ("nvidia0") and Model ("NVIDIA H200") are the GPU's (a pair's
+	// source GPU's) dcgm-exporter device and modelName labels.
+	Device  string `json:"device,omitempty"`
+	Model   string `json:"model_name,omitempty"`
 	PeerID  string `json:"peer_uuid,omitempty"`
 	Link    string `json:"link,omitempty"`
 	Verdict Status `json:"verdict"`
@@ -182,7 +186,8 @@ func Judge(doc report.Document, opt Options) Verdict {
 		if !selected(o) {
 			continue
 		}
-		gpus[strconv.Itoa(o)] = &Target{ID: strconv.Itoa(o), Name: fmt.Sprintf("GPU%d", o), GPU: &o, UUID: g.UUID, BusID: g.PCIBusID}
+		gpus[strconv.Itoa(o)] = &Target{ID: strconv.Itoa(o), Name: fmt.Sprintf("GPU%d", o), GPU: &o, UUID: g.UUID, BusID: g.PCIBusID,
+			Device: DeviceName(g), Model: g.Name}
 	}
 	for _, p := range doc.System.Pairs {
 		if !selected(p.Src) || !selected(p.Dst) {
@@ -306,7 +311,7 @@ func newPair(sys report.System, src, dst int) *Target {
 	for _, g := range sys.GPUs {
 		switch g.Ordinal {
 		case s:
-			t.UUID, t.BusID = g.UUID, g.PCIBusID
+			t.UUID, t.BusID, t.Device, t.Model = g.UUID, g.PCIBusID, DeviceName(g), g.Name
 		case d:
 			t.PeerID = g.UUID
 		}
@@ -634,4 +639,15 @@ func counted(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// DeviceName is dcgm-exporter's device label for g: "nvidia" and the GPU's
+// NVML index (dcgm-exporter writes the DCGM GPU ID, which DCGM takes from
+// NVML's enumeration); empty, which Prometheus reads as no label, when the
+// run did not read NVML, rather than a name that may be another GPU's.
+func DeviceName(g report.GPU) string {
+	if g.NVMLIndex == nil {
+		return ""
+	}
+	return fmt.Sprintf("nvidia%d", *g.NVMLIndex)
 }

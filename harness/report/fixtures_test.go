@@ -125,7 +125,7 @@ func fakeSystem(n int, backend, host string) System {
 		Kernel: "6.8.0-fake", IOMMU: "off", Env: map[string]string{"P2PCONF_BACKEND": backend}}
 	for i := 0; i < n; i++ {
 		s.GPUs = append(s.GPUs, GPU{Ordinal: i, Name: "NVIDIA H200", UUID: fmt.Sprintf("GPU-%08x-0000-4000-8000-%012x", i, i),
-			PCIBusID: fmt.Sprintf("0000:%02x:00.0", 0x18+8*i), ComputeCapability: 90, SMCount: 132, TotalMemory: 150754820096})
+			PCIBusID: fmt.Sprintf("00000000:%02X:00.0", 0x18+8*i), ComputeCapability: 90, SMCount: 132, TotalMemory: 150754820096})
 	}
 	for a := 0; a < n; a++ {
 		for b := 0; b < n; b++ {

@@ -106,13 +106,18 @@ type System struct {
 
 // GPU identifies one GPU by CUDA ordinal, UUID and PCI address.
 type GPU struct {
-	Ordinal           int    `json:"ordinal"`
-	Name              string `json:"name"`
-	UUID              string `json:"uuid"`
+	Ordinal int    `json:"ordinal"`
+	Name    string `json:"name"`
+	UUID    string `json:"uuid"`
+	// PCIBusID is written as NVML writes it ("00000000:1B:00.0"), so the
+	// report joins with NVML-based tools (dcgm-exporter, nvidia-smi -q).
 	PCIBusID          string `json:"pci_bus_id"`
 	ComputeCapability int    `json:"compute_capability"`
 	SMCount           int    `json:"sm_count"`
 	TotalMemory       uint64 `json:"total_memory"`
+	// NVMLIndex is the GPU's NVML index, which dcgm-exporter's gpu and
+	// device ("nvidia<index>") labels carry; nil when NVML was not read.
+	NVMLIndex *int `json:"nvml_index,omitempty"`
 }
 
 // Pair is an ordered pair with everything CUDA and NVML claim about it.

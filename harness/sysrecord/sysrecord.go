@@ -30,9 +30,21 @@ func SystemOf(m *machine.Machine) report.System {
 		sys.DriverVersion = m.Topology.DriverVersion
 	}
 	for _, g := range m.AllGPUs() {
-		sys.GPUs = append(sys.GPUs, report.GPU{Ordinal: int(g.Ordinal), Name: g.Info.Name, UUID: g.Info.UUID,
+		rg := report.GPU{Ordinal: int(g.Ordinal), Name: g.Info.Name, UUID: g.Info.UUID,
 			PCIBusID: g.Info.PCIBusID, ComputeCapability: g.Info.ComputeCapability, SMCount: g.Info.SMCount,
-			TotalMemory: g.Info.TotalMemory})
+			TotalMemory: g.Info.TotalMemory}
+		if m.Topology != nil {
+			// NVML's own spelling of the bus ID where NVML matched the GPU
+			// (the backend's is converted to the same form).
+			if t, ok := m.Topology.GPU(g.Ordinal); ok {
+				idx := t.NVMLIndex
+				rg.NVMLIndex = &idx
+				if t.BusID != "" {
+					rg.PCIBusID = t.BusID
+				}
+			}
+		}
+		sys.GPUs = append(sys.GPUs, rg)
 	}
 	for _, p := range m.AllPairs() {
 		sys.Pairs = append(sys.Pairs, PairOf(p))

@@ -51,7 +51,8 @@ var soleCatcher = map[string]string{
 	"ordering.store-tearing":               "the only check that reads words while another GPU or the host stores them, for torn values",
 	"vmm.fd-number-is-not-a-handle":        "the only check that gives cuMemImportFromShareableHandle a number that is not a descriptor",
 	"vmm.granularity":                      "the only check of the sizes cuMemCreate accepts against its granularity",
-	"vmm.no-access-until-set":              "the only check that touches a mapping before cuMemSetAccess",
+	"vmm.no-access-until-set":              "the only check that touches a mapping before cuMemSetAccess at an address where nothing was mapped before (vmm.no-access-after-remap reuses an address)",
+	"vmm.no-access-after-remap":            "the only check that maps memory at an address where a mapping with access was unmapped before, and touches it before cuMemSetAccess; vmm.no-access-until-set maps where nothing was ever mapped",
 	"vmm.peer-access-grant":                "the only check in which a peer GPU writes through a VMM mapping that cuMemSetAccess granted it, verified by the owner",
 	"vmm.release-while-mapped":             "the only check that releases a VMM allocation's handle while it is still mapped",
 }

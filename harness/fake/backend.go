@@ -52,6 +52,11 @@ type Backend struct {
 	streams   map[*stream]bool
 	nextAlloc backend.AllocHandle
 
+	// unmapped is each device's access at the base of a mapping that
+	// cuMemUnmap removed, kept under vmm-unmap-keeps-access for the next
+	// mapping there until the reservation is freed (guarded by mu).
+	unmapped map[uint64][]uint32
+
 	// access[a][b]: kernels on a may touch b's cuMemAlloc memory (hot path).
 	access [][]atomic.Bool
 	// active counts operations touching memory; unmaps wait until it is 0.
@@ -121,6 +126,7 @@ func Open(preset string, defects []string, opts ...Option) (*Backend, error) {
 		events: map[*event]bool{}, streams: map[*stream]bool{}, foreign: fg,
 		nextAlloc: backend.AllocHandle(randomUint64()&0xffff_ffff)<<16 | 1,
 	}
+	b.unmapped = map[uint64][]uint32{}
 	b.name = "fake:" + ps.name
 	for _, d := range defects {
 		b.defectNames = append(b.defectNames, strings.TrimSpace(d))

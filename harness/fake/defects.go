@@ -98,6 +98,7 @@ const (
 	dManagedPrefetchKeepsSourceCopy
 	dCASComparesLowHalf
 	dStreamWaitHonoursEarlierRecord
+	dVMMUnmapKeepsAccess
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -333,6 +334,11 @@ var defectTable = []struct {
 	{dStreamWaitHonoursEarlierRecord, DefectInfo{Name: "stream-wait-honours-earlier-record", Suite: "ordering", Preset: "h200x2",
 		Description: "cuStreamWaitEvent on an event recorded more than once waits for the record before the latest one (the previous capture) instead of the latest before the call, on events of any GPU or process; an event recorded once is waited for as it should be",
 		Catchers:    []string{"ordering.wait-on-latest-record"}}},
+	// Access kept by the page tables of a reused address: a mapping at an
+	// address where nothing was mapped before never shows it.
+	{dVMMUnmapKeepsAccess, DefectInfo{Name: "vmm-unmap-keeps-access", Suite: "vmm", Preset: "h200x2",
+		Description: "cuMemUnmap leaves every device's access to the range in place: another allocation mapped at the same address (in the same reservation) is readable and writable by the devices the old mapping granted, without cuMemSetAccess, and cuMemGetAccess reports the old flags",
+		Catchers:    []string{"vmm.no-access-after-remap"}}},
 }
 
 // Defects lists every injectable defect.

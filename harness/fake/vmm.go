@@ -134,6 +134,11 @@ func (b *Backend) AddressFree(d backend.Device, p backend.DevicePtr, size uint64
 		return errf(fn, cuerr.InvalidValue, "the reservation at 0x%x is still mapped", uint64(p))
 	}
 	delete(b.reserved, uint64(p))
+	for base := range b.unmapped {
+		if base >= uint64(p) && base < uint64(p)+size {
+			delete(b.unmapped, base)
+		}
+	}
 	b.as.unreserve(uint64(p))
 	return nil
 }
@@ -174,6 +179,11 @@ func (b *Backend) MemMap(d backend.Device, p backend.DevicePtr, size uint64, h b
 			r.access[i].Store(uint32(backend.ProtReadWrite))
 		}
 	}
+	if old, ok := b.unmapped[r.base]; ok && b.defects.has(dVMMUnmapKeepsAccess) {
+		for i := range r.access {
+			r.access[i].Store(old[i])
+		}
+	}
 	o.refs++
 	o.mappings++
 	b.as.insert(r)
@@ -212,6 +222,13 @@ func (b *Backend) MemUnmap(d backend.Device, p backend.DevicePtr, size uint64) e
 		return errf(fn, cuerr.InvalidValue, "[0x%x, +%d) is not a set of whole mappings", uint64(p), size)
 	}
 	for _, r := range regs {
+		if b.defects.has(dVMMUnmapKeepsAccess) {
+			old := make([]uint32, len(r.access))
+			for i := range r.access {
+				old[i] = r.access[i].Load()
+			}
+			b.unmapped[r.base] = old
+		}
 		b.as.remove(r)
 		r.obj.mappings--
 		b.unref(r.obj)

@@ -105,6 +105,32 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 				}, harness.TimeoutPlus(0.5, budget))
 		}
 	}
+
+	for _, g := range harness.GPUs() {
+		for _, v := range mpPreRead {
+			/*
+				ID: ordering.flag-handoff-sys (requirement above), one-GPU form
+				of the pre-read variants: writer and reader kernels on two
+				streams of one GPU, data and flags in its memory. The reader
+				reads its data before it polls the flag and again after; the
+				reads after MUST see every word the writer stored before the
+				flag, and a run whose reads before the poll never found an old
+				word is inconclusive.
+			*/
+			It(fmt.Sprintf("hands data between two kernels on %s with %s", g, v.what),
+				harness.GPULabels("ordering.flag-handoff-sys", g, harness.Variant(v.key+"-one-gpu")), func(ctx SpecContext) {
+					p := oneGPU(g)
+					r := newMPRun(h, p, v, g)
+					By(fmt.Sprintf("running %d handoff instances per launch on two streams of %s for up to %s", r.n, g, budget/8))
+					t := r.run(ctx, h, budget/8, func(mpTally) bool { return false })
+					harness.Metric("handoffs/s", float64(t.seen)/t.elapsed.Seconds(), "instances/s", t.describe(r.n))
+					Expect(t.seen).To(BeNumerically(">", 0), "no reader on %s saw its flag within %s, so nothing was checked: %s", g, mpSpin, t.describe(r.n))
+					Expect(t.staleInst).To(BeZero(), "a reader on %s read stale data after seeing the flag of a writer on the same GPU (%s): %s", g, v.what, t.describe(r.n))
+					expectPreReadOld(v, t, r.n)
+					expectEnoughHandoffs(t, r.n, evidence)
+				}, harness.TimeoutPlus(0.5, budget))
+		}
+	}
 })
 
 // handoffKey is the variant key of a flag-handoff-sys spec, which its

@@ -48,6 +48,9 @@ func (v mpVariant) readerMode() kernels.MPMode {
 	return v.reader
 }
 
+// oneGPU is the pair of g with itself, for the one-GPU form of the handoff.
+func oneGPU(g harness.GPU) harness.Pair { return harness.Pair{A: g, B: g, Link: "none"} }
+
 // mpRun is one pair's flag handoff: writer kernels on A, reader kernels on
 // B, data and flags in home's memory, counters in B's.
 type mpRun struct {
@@ -70,12 +73,17 @@ type mpTally struct {
 	elapsed                              time.Duration
 }
 
+// newMPRun sets up p's handoff; a pair of one GPU with itself (oneGPU) is
+// the one-GPU form: writer and reader kernels on two streams of that GPU,
+// which needs no peer access.
 func newMPRun(h *harness.Harness, p harness.Pair, v mpVariant, home harness.GPU) *mpRun {
 	GinkgoHelper()
-	if home.Ordinal == p.A.Ordinal {
+	switch {
+	case p.A.Ordinal == p.B.Ordinal:
+	case home.Ordinal == p.A.Ordinal:
 		h.RequirePeerAccess(p.Reverse())
 		h.MustEnablePeerAccess(p.Reverse())
-	} else {
+	default:
 		h.RequirePeerAccess(p)
 		h.MustEnablePeerAccess(p)
 	}

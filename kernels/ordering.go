@@ -58,11 +58,11 @@ const (
 	MPGPUScope       MPMode = 4 // st.release.gpu / ld.acquire.gpu
 )
 
-// MPPreRead, or-ed into the reader's mode, makes MPRead load its data words
-// with ld.relaxed.sys before it polls the flag as well as after: a read
-// before the synchronisation, whose (counted) values must not leak into
-// the reads after it. Only the reader takes it: give the writer the plain
-// mode.
+// MPPreRead is a bit of the reader's mode: or-ed in, it makes MPRead load
+// its data words with ld.relaxed.sys before it polls the flag as well as
+// after: a read before the synchronisation, whose (counted) values must not
+// leak into the reads after it. Only the reader takes it: give the writer
+// the plain mode.
 const MPPreRead MPMode = 16
 
 // MPStride is the distance in bytes between instances (data and flags).

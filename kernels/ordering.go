@@ -58,6 +58,13 @@ const (
 	MPGPUScope       MPMode = 4 // st.release.gpu / ld.acquire.gpu
 )
 
+// MPPreRead is a bit of the reader's mode: or-ed in, it makes MPRead load
+// its data words with ld.relaxed.sys before it polls the flag as well as
+// after: a read before the synchronisation, whose (counted) values must not
+// leak into the reads after it. Only the reader takes it: give the writer
+// the plain mode.
+const MPPreRead MPMode = 16
+
 // MPStride is the distance in bytes between instances (data and flags).
 const MPStride = 128
 
@@ -70,7 +77,11 @@ const (
 	MPStaleInst  = 1 // seen, with at least one stale data word
 	MPStaleWords = 2 // stale data words
 	MPNotSeen    = 3 // flag not seen within mpr_spin_ns
+	MPPreOld     = 4 // MPPreRead: data words the read before the poll found not new yet
 )
+
+// MPCountWords is the size of MPRead's counts, in u32 words.
+const MPCountWords = 5
 
 // MPWord is data word j of instance i in generation gen.
 func MPWord(gen uint32, i, j int) uint32 { return FlagWord(gen, uint32(MPMaxWords*i+j)) }
@@ -133,6 +144,8 @@ func simMPWrite(g Grid, a []uint64) error {
 func simMPRead(g Grid, a []uint64) error {
 	data, flags, n, words, gen, mult, mode := a[0], a[1], uint64(a[2]), int(a[3]), uint32(a[4]), uint64(a[5]), MPMode(a[6])
 	counts, gate, status, timeout, spin := a[7], a[8], a[9], time.Duration(a[10]), time.Duration(a[11])
+	pre := mode&MPPreRead != 0
+	mode &^= MPPreRead
 	grid, block := g.Shape()
 	nl := grid.Count() * block.Count()
 	return g.Threads(nl, func(t Thread) error {
@@ -148,6 +161,11 @@ func simMPRead(g Grid, a []uint64) error {
 			return err
 		}
 		i := int(uint64(tl) * mult % n)
+		if pre {
+			if err := simPreRead(t, data+uint64(MPStride*i), words, gen, i, counts); err != nil {
+				return err
+			}
+		}
 		seen, err := simPollFlag(g, t, flags+uint64(MPStride*i), gen, mode, spin)
 		if err != nil || !seen {
 			if err == nil {
@@ -167,6 +185,26 @@ func simMPRead(g Grid, a []uint64) error {
 		}
 		return simCount(t, counts, stale)
 	})
+}
+
+// simPreRead is MPRead's read before the poll: relaxed .sys loads of the
+// instance's data words, those not new yet counted in counts[MPPreOld].
+func simPreRead(t Thread, data uint64, words int, gen uint32, i int, counts uint64) error {
+	old := 0
+	for j := 0; j < words; j++ {
+		v, err := t.Load(data+uint64(4*j), TU32, Relaxed, Sys)
+		if err != nil {
+			return err
+		}
+		if uint32(v) != MPWord(gen, i, j) {
+			old++
+		}
+	}
+	if old == 0 {
+		return nil
+	}
+	_, err := t.Atomic(OpAdd, counts+4*MPPreOld, TU32, uint64(old), 0, Relaxed, Sys)
+	return err
 }
 
 // simPollFlag polls as the PTX does and applies the mode's fence once the

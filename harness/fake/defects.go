@@ -99,6 +99,7 @@ const (
 	dCASComparesLowHalf
 	dStreamWaitHonoursEarlierRecord
 	dVMMUnmapKeepsAccess
+	dHandoffServesStaleRead
 )
 
 // slowPeerRate is the rate peer work runs at under slow-peer-copy, in bytes
@@ -339,6 +340,12 @@ var defectTable = []struct {
 	{dVMMUnmapKeepsAccess, DefectInfo{Name: "vmm-unmap-keeps-access", Suite: "vmm", Preset: "h200x2",
 		Description: "cuMemUnmap leaves every device's access to the range in place: another allocation mapped at the same address (in the same reservation) is readable and writable by the devices the old mapping granted, without cuMemSetAccess, and cuMemGetAccess reports the old flags",
 		Catchers:    []string{"vmm.no-access-after-remap"}}},
+	// A stale copy of a read made before the synchronisation: only a
+	// consumer that reads the data before it synchronises and again after
+	// shows it, which no handoff did before the pre-read variants.
+	{dHandoffServesStaleRead, DefectInfo{Name: "handoff-serves-stale-read", Suite: "ordering", Preset: "h200x2",
+		Description: "after a consumer has read a buffer before it synchronises, its reads after the synchronisation are served from that earlier read (a stale cached copy the producer's writes did not invalidate): a kernel thread's relaxed and weak loads after an acquire load, acquire RMW or acquire fence return the value its own load of the word read before it (since its last release store or RMW, and unless it wrote the word itself), and a kernel queued after cuStreamWaitEvent reads the bytes that kernels of its stream read before the wait, until the stream does anything but run kernels; a consumer that reads nothing before it synchronises, as every handoff but the pre-read variants, never sees it",
+		Catchers:    []string{"ordering.flag-handoff-sys", "ordering.cross-device-event-handoff"}}},
 }
 
 // Defects lists every injectable defect.

@@ -203,7 +203,13 @@ func (b *Backend) StreamWaitEvent(s backend.Stream, ev backend.Event) error {
 	if target == 0 {
 		return nil
 	}
-	st.enqueue(func() { st.waitUntil(func() bool { return atomic.LoadUint64(e.done) >= target }) })
+	st.enqueue(func() {
+		st.waitUntil(func() bool { return atomic.LoadUint64(e.done) >= target })
+		if b.defects.has(dHandoffServesStaleRead) {
+			st.stale.freeze()
+			st.stale.keep = true
+		}
+	})
 	return nil
 }
 

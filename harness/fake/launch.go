@@ -66,7 +66,8 @@ func (b *Backend) Launch(s backend.Stream, k *kernels.Kernel, cfg backend.Launch
 	args = append([]uint64(nil), args...)
 	st.enqueue(func() {
 		start := time.Now()
-		if n := b.runKernel(st.dev, k, cfg, args); n > 0 {
+		st.stale.begin()
+		if n := b.runKernelOn(st, st.dev, k, cfg, args); n > 0 {
 			st.stallUntil(start.Add(slowPeerTime(n)))
 		}
 	})
@@ -77,10 +78,15 @@ func (b *Backend) Launch(s backend.Stream, k *kernels.Kernel, cfg backend.Launch
 // peer GPU's memory while slow-peer-copy is injected (0 otherwise, and for
 // a launch that faulted).
 func (b *Backend) runKernel(dev int, k *kernels.Kernel, cfg backend.LaunchConfig, args []uint64) (peerBytes uint64) {
+	return b.runKernelOn(nil, dev, k, cfg, args)
+}
+
+// runKernelOn is runKernel for a launch on stream st (nil: none).
+func (b *Backend) runKernelOn(st *stream, dev int, k *kernels.Kernel, cfg backend.LaunchConfig, args []uint64) (peerBytes uint64) {
 	b.enter()
 	defer b.exit()
 	defer b.managedKernelStart(dev)()
-	g := &grid{b: b, dev: dev, k: k, gdim: cfg.Grid, bdim: cfg.Block, start: time.Now()}
+	g := &grid{b: b, st: st, dev: dev, k: k, gdim: cfg.Grid, bdim: cfg.Block, start: time.Now()}
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -108,6 +114,7 @@ func (b *Backend) runKernel(dev int, k *kernels.Kernel, cfg backend.LaunchConfig
 // grid implements kernels.Grid for one launch.
 type grid struct {
 	b          *Backend
+	st         *stream // the launch's stream (nil in unit tests that run a kernel directly)
 	dev        int
 	k          *kernels.Kernel
 	gdim, bdim kernels.Dim3
@@ -184,6 +191,9 @@ func (g *grid) Read(addr uint64, n int) ([]byte, error) {
 		}
 	case modeOK:
 		copy(out, r.mem[addr-r.base:])
+		if g.st != nil && g.b.defects.has(dHandoffServesStaleRead) {
+			g.st.stale.read(r, addr-r.base, out)
+		}
 	}
 	return out, nil
 }

@@ -29,6 +29,72 @@ type stream struct {
 	// copies between GPUs minus their wall time (timing.go).
 	lastDone int64
 	adj      atomic.Int64
+	// stale is handoff-serves-stale-read's copy of what the stream's
+	// kernels read.
+	stale staleCopy
+}
+
+// staleCopy is what a stream's kernels read with bulk loads (Grid.Read)
+// under handoff-serves-stale-read. A cuStreamWaitEvent, once its wait is
+// over, freezes what the kernel before it read, and the kernels after it
+// read those bytes instead of memory; any operation but a kernel or a wait
+// (a copy, a memset, an event record, a prefetch) drops both.
+type staleCopy struct {
+	mu              sync.Mutex
+	pending, frozen []staleSnap
+	// keep is set by the operation the stream runs when it may keep the
+	// copy (a kernel or a wait; the stream's goroutine only).
+	keep bool
+}
+
+type staleSnap struct {
+	r    *region
+	off  uint64
+	data []byte
+}
+
+// read serves out, just loaded from r at off, from the frozen copy where
+// it holds those bytes, and remembers what memory held.
+func (c *staleCopy) read(r *region, off uint64, out []byte) {
+	mem := append([]byte(nil), out...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.frozen {
+		if s.r != r || s.off >= off+uint64(len(out)) || off >= s.off+uint64(len(s.data)) {
+			continue
+		}
+		lo, hi := max(s.off, off), min(s.off+uint64(len(s.data)), off+uint64(len(out)))
+		copy(out[lo-off:hi-off], s.data[lo-s.off:hi-s.off])
+	}
+	c.pending = append(c.pending, staleSnap{r, off, mem})
+}
+
+// begin starts a kernel: the copy keeps what the stream's latest kernel
+// read (so it stays as small as one kernel's reads) and what the latest
+// wait froze.
+func (c *staleCopy) begin() {
+	c.mu.Lock()
+	c.pending = nil
+	c.mu.Unlock()
+	c.keep = true
+}
+
+// freeze ends a wait: what the stream's kernels read before it is what
+// the kernels after it read.
+func (c *staleCopy) freeze() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.frozen, c.pending = c.pending, nil
+}
+
+// done ends an operation: one that may not keep the copy drops it.
+func (c *staleCopy) done() {
+	if !c.keep {
+		c.mu.Lock()
+		c.frozen, c.pending = nil, nil
+		c.mu.Unlock()
+	}
+	c.keep = false
 }
 
 // Device is the GPU whose context owns the stream.
@@ -52,6 +118,7 @@ func (s *stream) run() {
 			op()
 			s.b.noteWork(s.dev)
 		}
+		s.stale.done()
 		s.lastDone = time.Now().UnixNano()
 		s.pending.Add(-1)
 	}

@@ -37,6 +37,70 @@ type thread struct {
 	// (same-address-stores-reordered), or dropped by it
 	// (first-of-two-stores-lost).
 	late *sbEntry
+	// syncs counts the thread's acquire operations (loads, RMWs and
+	// fences) and pre its relaxed and weak loads since its last release
+	// store or RMW, with the count when each was made
+	// (handoff-serves-stale-read only): a load of a word after an acquire
+	// that followed its last load returns that load's value.
+	syncs int
+	pre   map[preKey]preEntry
+}
+
+type preKey struct {
+	r    *region
+	off  uint64
+	size int
+}
+
+type preEntry struct {
+	v     uint64
+	syncs int
+}
+
+// staleReads reports whether handoff-serves-stale-read is injected.
+func (t *thread) staleReads() bool { return t.g.b.defects.has(dHandoffServesStaleRead) }
+
+// acquired counts an acquire operation (handoff-serves-stale-read).
+func (t *thread) acquired(sem kernels.Sem) {
+	if sem == kernels.Acquire || sem == kernels.AcqRel || sem == kernels.SC {
+		t.syncs++
+	}
+}
+
+// released drops every remembered load at a release store or RMW: the
+// stale copy is of what the thread read since its last release (so a
+// consumer that acknowledges each round, as ordering.host-device-handoff's
+// kernel does, reads each round afresh).
+func (t *thread) released(sem kernels.Sem) {
+	if sem == kernels.Release || sem == kernels.AcqRel || sem == kernels.SC {
+		t.pre = nil
+	}
+}
+
+// forget drops the remembered loads of a word the thread writes: the stale
+// copy is one the producer's writes miss, never the thread's own.
+func (t *thread) forget(r *region, off uint64, size int) {
+	for k := range t.pre {
+		if k.r == r && k.off < off+uint64(size) && off < k.off+uint64(k.size) {
+			delete(t.pre, k)
+		}
+	}
+}
+
+// staleLoad is a relaxed or weak load under handoff-serves-stale-read: the
+// value of the thread's own load of the word from before its latest
+// acquire, if there was one, else the word, remembered.
+func (t *thread) staleLoad(r *region, off uint64, size int) uint64 {
+	k := preKey{r, off, size}
+	if e, ok := t.pre[k]; ok && e.syncs < t.syncs {
+		return e.v
+	}
+	v := load(r, off, size)
+	if t.pre == nil {
+		t.pre = map[preKey]preEntry{}
+	}
+	t.pre[k] = preEntry{v, t.syncs}
+	return v
 }
 
 type sbEntry struct {
@@ -180,6 +244,12 @@ func (t *thread) Load(addr uint64, ty kernels.Type, sem kernels.Sem, sc kernels.
 		return t.reorderedLoad(r, off), nil
 	}
 	t.early = nil
+	if t.staleReads() {
+		if sem == kernels.Weak || sem == kernels.Relaxed {
+			return t.staleLoad(r, off, size), nil
+		}
+		defer t.acquired(sem)
+	}
 	return load(r, off, size), nil
 }
 
@@ -192,6 +262,8 @@ func (t *thread) Store(addr uint64, ty kernels.Type, v uint64, sem kernels.Sem, 
 	}
 	off := addr - r.base
 	t.early = nil
+	t.forget(r, off, size)
+	t.released(sem)
 	if size == 4 && sem == kernels.Relaxed && t.g.b.defects.has(dFirstOfTwoStoresLost) {
 		if e := t.late; e != nil && e.r == r && e.off == off {
 			t.late = nil // the first store is lost
@@ -229,6 +301,7 @@ func (t *thread) Store(addr uint64, ty kernels.Type, v uint64, sem kernels.Sem, 
 
 // Fence drains the store buffer (fences are correct even under the defect).
 func (t *thread) Fence(sem kernels.Sem, sc kernels.Scope) error {
+	t.acquired(sem)
 	t.early = nil
 	t.landLate()
 	t.drain()
@@ -251,6 +324,9 @@ func (t *thread) Atomic(op kernels.AtomOp, addr uint64, ty kernels.Type, bv, cv 
 	}
 	off := addr - r.base
 	t.early = nil
+	t.acquired(sem)
+	t.forget(r, off, size)
+	t.released(sem)
 	if e := t.late; e != nil && e.r == r && e.off == off && write4(op, ty) && t.g.b.defects.has(dFirstOfTwoStoresLost) {
 		t.late = nil // first-of-two-stores-lost: the store before the RMW never lands
 	}

@@ -53,44 +53,27 @@ static unsigned sm_count(int dev) {
 func init() {
 	register("ordering.cross-device-event-handoff", recipe{basic: true, helpers: orderingHelpers, timeout: specTimeout / 2,
 		specs: func(t Target) []spec {
+			// The read-before-and-after-wait variant: the consumer stream
+			// reads the destination (verify into pre) before it waits.
+			const preRead = `
+CUdeviceptr pre = dev_alloc(B, 8);
+upload(B, pre, preset, 2);
+{
+	uint64_t pn = HANDOFF_WORDS;
+	void *pre_params[] = {&dst, &pn, &seed, &pre};
+	if (!launch_shape(B, basic_kernel(B, "verify", rt_verify_fn), cons, grid_b, 256, pre_params, "launch the read before the wait (verify) on GPU B")) return;
+}`
+			const preCheck = `
+else if (download(B, pre, res, 1), res[0] == 0)
+	skipped("inconclusive: GPU%d's read before the wait found every word already produced, so nothing old could leak past the wait", B);`
 			return []spec{{
 				name: fmt.Sprintf("hands a slow producer's data from GPU%d through a waiting copy stream to a waiting consumer on GPU%d", t.A, t.B),
-				code: fmt.Sprintf(`uint32_t seed = %du;
-/* newEventHandoff */
-CUdeviceptr src = dev_alloc(A, 4 * HANDOFF_WORDS), dst = dev_alloc(B, 4 * HANDOFF_WORDS), result = dev_alloc(B, 8), status = dev_alloc(A, 4);
-CUstream prod = new_stream(A), copier = new_stream(A), cons = new_stream(B);
-CUevent ready = new_event(A, 2 /* DISABLE_TIMING */), copied = new_event(A, 2);
-unsigned grid_a = sm_count(A), grid_b = sm_count(B);
-/* trial */
-step("producing on GPU%%d behind a 20ms delay, copying to GPU%%d and verifying there, each step waiting on the last one's event", A, B);
-fill(A, src, POISON, HANDOFF_WORDS);
-fill(B, dst, POISON, HANDOFF_WORDS);
-fill(A, status, 0, 1);
-uint32_t preset[2] = {0, 0xFFFFFFFFu};
-upload(B, result, preset, 2);
-uint64_t n = HANDOFF_WORDS;
-CUcontext ca = ctx_of(A), cb = ctx_of(B);
-void *fill_params[] = {&src, &n, &seed};
-void *verify_params[] = {&dst, &n, &seed, &result};
-if (!launch_delay(A, prod, PRODUCER_LAG_NS, status) ||
-	!launch_shape(A, basic_kernel(A, "fill", rt_fill_fn), prod, grid_a, 256, fill_params, "launch the producer (fill) on GPU A") ||
-	!record(A, ready, prod, "cuEventRecord(ready) on the producer stream"))
-	return;
-use(A);
-if (!must(cuStreamWaitEvent(copier, ready, 0), "cuStreamWaitEvent(copy stream, ready)")) return;
-if (!must(cuMemcpyPeerAsync(dst, cb, src, ca, 4 * HANDOFF_WORDS, copier), "cuMemcpyPeerAsync A→B on the copy stream")) return;
-if (!record(A, copied, copier, "cuEventRecord(copied) on the copy stream")) return;
-use(B);
-if (!must(cuStreamWaitEvent(cons, copied, 0), "cuStreamWaitEvent(consumer stream of B, copied event of A)")) return;
-if (!launch_shape(B, basic_kernel(B, "verify", rt_verify_fn), cons, grid_b, 256, verify_params, "launch the consumer (verify) on GPU B")) return;
-if (!wait_stream(B, cons, "event handoff " TARGET) || !wait_stream(A, copier, "event handoff " TARGET) || !wait_stream(A, prod, "event handoff " TARGET)) return;
-uint32_t res[2];
-download(B, result, res, 2);
-if (res[0] != 0)
-	violation("GPU%%d's consumer found %%u of %%d words stale after waiting on the copy's event; first at word %%u", B, res[0], HANDOFF_WORDS, res[1]);
-else
-	printf("  ok: GPU%%d's consumer found all %%d words produced on GPU%%d\n", B, HANDOFF_WORDS, A);
-`, seed32("ordering.cross-device-event-handoff", t.ID())),
+				key:  "read-after-wait",
+				code: fmt.Sprintf(eventHandoffCode, seed32("ordering.cross-device-event-handoff", t.ID()), "", ""),
+			}, {
+				name: fmt.Sprintf("hands a slow producer's data from GPU%d to a consumer on GPU%d that read the destination before it waited", t.A, t.B),
+				key:  "read-before-and-after-wait",
+				code: fmt.Sprintf(eventHandoffCode, seed32("ordering.cross-device-event-handoff", t.ID(), "pre-read"), preRead, preCheck),
 			}}
 		}})
 
@@ -344,3 +327,42 @@ else if (!failed_round && st[0] == 1) printf("  ok: the kernel read every word n
 			}}
 		}})
 }
+
+// eventHandoffCode is event_handoff_test.go's trial: %[1]d the seed, %[2]s
+// the read before the wait (or nothing), %[3]s its evidence check.
+const eventHandoffCode = `uint32_t seed = %[1]du;
+/* newEventHandoff */
+CUdeviceptr src = dev_alloc(A, 4 * HANDOFF_WORDS), dst = dev_alloc(B, 4 * HANDOFF_WORDS), result = dev_alloc(B, 8), status = dev_alloc(A, 4);
+CUstream prod = new_stream(A), copier = new_stream(A), cons = new_stream(B);
+CUevent ready = new_event(A, 2 /* DISABLE_TIMING */), copied = new_event(A, 2);
+unsigned grid_a = sm_count(A), grid_b = sm_count(B);
+/* trial */
+step("producing on GPU%%d behind a 20ms delay, copying to GPU%%d and verifying there, each step waiting on the last one's event", A, B);
+fill(A, src, POISON, HANDOFF_WORDS);
+fill(B, dst, POISON, HANDOFF_WORDS);
+fill(A, status, 0, 1);
+uint32_t preset[2] = {0, 0xFFFFFFFFu};
+upload(B, result, preset, 2);%[2]s
+uint64_t n = HANDOFF_WORDS;
+CUcontext ca = ctx_of(A), cb = ctx_of(B);
+void *fill_params[] = {&src, &n, &seed};
+void *verify_params[] = {&dst, &n, &seed, &result};
+if (!launch_delay(A, prod, PRODUCER_LAG_NS, status) ||
+	!launch_shape(A, basic_kernel(A, "fill", rt_fill_fn), prod, grid_a, 256, fill_params, "launch the producer (fill) on GPU A") ||
+	!record(A, ready, prod, "cuEventRecord(ready) on the producer stream"))
+	return;
+use(A);
+if (!must(cuStreamWaitEvent(copier, ready, 0), "cuStreamWaitEvent(copy stream, ready)")) return;
+if (!must(cuMemcpyPeerAsync(dst, cb, src, ca, 4 * HANDOFF_WORDS, copier), "cuMemcpyPeerAsync A→B on the copy stream")) return;
+if (!record(A, copied, copier, "cuEventRecord(copied) on the copy stream")) return;
+use(B);
+if (!must(cuStreamWaitEvent(cons, copied, 0), "cuStreamWaitEvent(consumer stream of B, copied event of A)")) return;
+if (!launch_shape(B, basic_kernel(B, "verify", rt_verify_fn), cons, grid_b, 256, verify_params, "launch the consumer (verify) on GPU B")) return;
+if (!wait_stream(B, cons, "event handoff " TARGET) || !wait_stream(A, copier, "event handoff " TARGET) || !wait_stream(A, prod, "event handoff " TARGET)) return;
+uint32_t res[2];
+download(B, result, res, 2);
+if (res[0] != 0)
+	violation("GPU%%d's consumer found %%u of %%d words stale after waiting on the copy's event; first at word %%u", B, res[0], HANDOFF_WORDS, res[1]);%[3]s
+else
+	printf("  ok: GPU%%d's consumer found all %%d words produced on GPU%%d\n", B, HANDOFF_WORDS, A);
+`

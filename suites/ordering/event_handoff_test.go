@@ -37,12 +37,37 @@ var _ = Describe("ordering: the CUDA driver", func() {
 			without peer access).
 		*/
 		It(fmt.Sprintf("hands a slow producer's data from %s through a waiting copy stream to a waiting consumer on %s", p.A, p.B),
-			harness.PairLabels("ordering.cross-device-event-handoff", p), func(ctx SpecContext) {
+			harness.PairLabels("ordering.cross-device-event-handoff", p, harness.Variant("read-after-wait")), func(ctx SpecContext) {
 				eh := newEventHandoff(h, p)
 				By(fmt.Sprintf("producing on %s behind a %s delay, copying to %s and verifying there, each step waiting on the last one's event", p.A, producerLag, p.B))
 				bad, first := eh.trial(ctx, h, uint32(harness.Seed("ordering.cross-device-event-handoff", p.ID())), true)
 				Expect(bad).To(BeZero(), "%s's consumer found %d of %d words stale after waiting on the copy's event; first at word %d",
 					p.B, bad, handoffWords, first)
+			}, harness.Timeout(0.5))
+
+		/*
+			ID: ordering.cross-device-event-handoff (requirement above), with
+			a read before the wait: the consumer stream on B first runs a
+			kernel that reads the destination (and counts its words that
+			are not the produced data yet), then waits on the copy's event
+			and reads it again. The read before the wait MUST NOT leak past
+			it: the read after the wait MUST see every produced word. A
+			read before the wait that found no old word tested nothing (the
+			copy had already landed) and is inconclusive.
+		*/
+		It(fmt.Sprintf("hands a slow producer's data from %s to a consumer on %s that read the destination before it waited", p.A, p.B),
+			harness.PairLabels("ordering.cross-device-event-handoff", p, harness.Variant("read-before-and-after-wait")), func(ctx SpecContext) {
+				eh := newEventHandoff(h, p)
+				eh.preRead = true
+				By(fmt.Sprintf("reading the destination on %s, then producing on %s behind a %s delay, copying and verifying again on %s after the waits", p.B, p.A, producerLag, p.B))
+				bad, first := eh.trial(ctx, h, uint32(harness.Seed("ordering.cross-device-event-handoff", p.ID(), "pre-read")), true)
+				old := h.Download(p.B, eh.preResult, 1)[0]
+				harness.Metric("words not produced yet when read before the wait", float64(old), "words", fmt.Sprintf("of %d on %s", handoffWords, p.B))
+				Expect(bad).To(BeZero(), "%s's consumer found %d of %d words stale after waiting on the copy's event, having read %d of them old before the wait; first at word %d",
+					p.B, bad, handoffWords, old, first)
+				if old == 0 {
+					harness.Inconclusive("ordering.cross-device-event-handoff: %s's read before the wait found every word already produced, so nothing old could leak past the wait", p.B)
+				}
 			}, harness.Timeout(0.5))
 
 		/*
@@ -79,6 +104,11 @@ type eventHandoff struct {
 	prod, copier, cons harness.Stream
 	ready, copied      harness.Event
 	gridA, gridB       kernels.Dim3
+	// preRead: before it waits, the consumer stream reads the destination
+	// with kernels.Verify, counting into preResult the words that are not
+	// the produced data yet.
+	preRead   bool
+	preResult harness.DevicePtr
 }
 
 func newEventHandoff(h *harness.Harness, p harness.Pair) *eventHandoff {
@@ -88,6 +118,7 @@ func newEventHandoff(h *harness.Harness, p harness.Pair) *eventHandoff {
 		prod: h.Stream(p.A), copier: h.Stream(p.A), cons: h.Stream(p.B),
 		ready: h.Event(p.A, harness.EventDisableTiming), copied: h.Event(p.A, harness.EventDisableTiming),
 		gridA: kernels.D1(uint32(max(1, p.A.Info.SMCount))), gridB: kernels.D1(uint32(max(1, p.B.Info.SMCount))),
+		preResult: h.Alloc(p.B, 8),
 	}
 	return e
 }
@@ -101,7 +132,14 @@ func (e *eventHandoff) trial(ctx context.Context, h *harness.Harness, seed uint3
 	h.Fill(p.B, e.dst, harness.Poison, handoffWords)
 	h.Fill(p.A, e.delayStatus, 0, 1)
 	h.Upload(p.B, e.result, []uint32{0, 0xFFFFFFFF})
+	h.Upload(p.B, e.preResult, []uint32{0, 0xFFFFFFFF})
 
+	if e.preRead {
+		// Queued first on the consumer stream, it runs while the producer
+		// still waits out its delay.
+		h.Launch(e.cons, kernels.Verify, harness.LaunchConfig{Grid: e.gridB, Block: kernels.D1(256)},
+			uint64(e.dst), handoffWords, uint64(seed), uint64(e.preResult))
+	}
 	one := harness.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1)}
 	h.Launch(e.prod, kernels.Delay, one, uint64(producerLag), uint64(e.delayStatus))
 	h.Launch(e.prod, kernels.Fill, harness.LaunchConfig{Grid: e.gridA, Block: kernels.D1(256)}, uint64(e.src), handoffWords, uint64(seed))

@@ -19,15 +19,19 @@ import (
 var (
 	// mpConf are the forbidden forms: stale data after the flag is a failure.
 	mpConf = []mpVariant{
-		{"st.release.sys and ld.acquire.sys on the flag", "rel-acq", kernels.MPReleaseAcquire, kernels.MPReleaseAcquire},
-		{"fence.acq_rel.sys around relaxed .sys flag accesses", "fence-acq-rel", kernels.MPFenceAcqRel, kernels.MPFenceAcqRel},
-		{"fence.sc.sys around relaxed .sys flag accesses", "fence-sc", kernels.MPFenceSC, kernels.MPFenceSC},
+		{"st.release.sys and ld.acquire.sys on the flag", "rel-acq", kernels.MPReleaseAcquire, kernels.MPReleaseAcquire, false},
+		{"fence.acq_rel.sys around relaxed .sys flag accesses", "fence-acq-rel", kernels.MPFenceAcqRel, kernels.MPFenceAcqRel, false},
+		{"fence.sc.sys around relaxed .sys flag accesses", "fence-sc", kernels.MPFenceSC, kernels.MPFenceSC, false},
 	}
+	// mpPreRead are the forbidden forms with a read of the data before the
+	// poll too: stale data after the flag is still a failure, and a read
+	// before the synchronisation must not leak past it.
+	mpPreRead = preReadForms(mpConf)
 	// mpMutants are allowed weak forms (docs/litmus.md, A message passing).
 	mpMutants = []mpVariant{
-		{"a relaxed .sys flag and no fence", "relaxed-no-fence", kernels.MPRelaxed, kernels.MPRelaxed},
-		{"st.release.gpu and ld.acquire.gpu across GPUs", "gpu-scope", kernels.MPGPUScope, kernels.MPGPUScope},
-		{"st.release.sys but a relaxed load of the flag", "relaxed-load", kernels.MPReleaseAcquire, kernels.MPRelaxed},
+		{"a relaxed .sys flag and no fence", "relaxed-no-fence", kernels.MPRelaxed, kernels.MPRelaxed, false},
+		{"st.release.gpu and ld.acquire.gpu across GPUs", "gpu-scope", kernels.MPGPUScope, kernels.MPGPUScope, false},
+		{"st.release.sys but a relaxed load of the flag", "relaxed-load", kernels.MPReleaseAcquire, kernels.MPRelaxed, false},
 	}
 )
 
@@ -37,7 +41,7 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 	evidence := handoffEvidence()
 
 	for _, p := range harness.Pairs() {
-		for _, v := range mpConf {
+		for _, v := range append(append([]mpVariant(nil), mpConf...), mpPreRead...) {
 			for _, home := range []harness.GPU{p.A, p.B} {
 				/*
 					ID: ordering.flag-handoff-sys
@@ -46,10 +50,17 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 					publishing it, when A publishes with st.release.sys and B observes
 					with ld.acquire.sys, or both use fence.acq_rel.sys or fence.sc.sys
 					with relaxed .sys flag accesses. Checked with the data and flags
-					in A's memory and in B's memory.
+					in A's memory and in B's memory. The pre-read variants
+					(*-pre-read-*) have the reader load the data with
+					ld.relaxed.sys before it polls the flag too: a read before
+					the synchronisation MUST NOT leak past it (no stale copy of
+					it may serve the reads after the flag), and a run whose reads
+					before the poll never found old data is inconclusive (nothing
+					could leak).
 					Source: PTX ISA, memory consistency model (release and acquire
-					patterns, causality order, .sys scope); docs/litmus.md
-					family A (MP+rel/acq.sys, MP+F.ar.sys, MP+F.sc.sys: forbidden).
+					patterns, causality order, coherence, .sys scope);
+					docs/litmus.md family A (MP+rel/acq.sys, MP+F.ar.sys,
+					MP+F.sc.sys: forbidden).
 					Applies to: pairs with peer access towards the memory used.
 				*/
 				It(handoffText(p, v, home),
@@ -61,6 +72,7 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 						harness.Metric("handoffs", float64(t.seen), "instances", t.describe(r.n))
 						Expect(t.seen).To(BeNumerically(">", 0), "no reader on %s saw its flag within %s, so nothing was checked: %s", p.B, mpSpin, t.describe(r.n))
 						Expect(t.staleInst).To(BeZero(), "%s read stale data after seeing %s's flag (%s): %s", p.B, p.A, v.what, t.describe(r.n))
+						expectPreReadOld(v, t, r.n)
 						expectEnoughHandoffs(t, r.n, evidence)
 					}, harness.TimeoutPlus(0.5, budget))
 			}
@@ -85,11 +97,37 @@ var _ = Describe("ordering: a flag between kernels on two GPUs", func() {
 					// power to the conf variants placed there, not to those
 					// in the reader's memory.
 					var conf []string
-					for _, c := range mpConf {
+					for _, c := range append(append([]mpVariant(nil), mpConf...), mpPreRead...) {
 						conf = append(conf, handoffKey(p, c, p.A))
 					}
 					harness.PowerTo("ordering.flag-handoff-sys", conf, harness.PowerResult{Observed: t.staleInst > 0, Hits: int(t.staleInst), Trials: int(t.seen)},
 						fmt.Sprintf("%s with %s: %s", p, v.what, t.describe(r.n)))
+				}, harness.TimeoutPlus(0.5, budget))
+		}
+	}
+
+	for _, g := range harness.GPUs() {
+		for _, v := range mpPreRead {
+			/*
+				ID: ordering.flag-handoff-sys (requirement above), one-GPU form
+				of the pre-read variants: writer and reader kernels on two
+				streams of one GPU, data and flags in its memory. The reader
+				reads its data before it polls the flag and again after; the
+				reads after MUST see every word the writer stored before the
+				flag, and a run whose reads before the poll never found an old
+				word is inconclusive.
+			*/
+			It(fmt.Sprintf("hands data between two kernels on %s with %s", g, v.what),
+				harness.GPULabels("ordering.flag-handoff-sys", g, harness.Variant(v.key+"-one-gpu")), func(ctx SpecContext) {
+					p := oneGPU(g)
+					r := newMPRun(h, p, v, g)
+					By(fmt.Sprintf("running %d handoff instances per launch on two streams of %s for up to %s", r.n, g, budget/8))
+					t := r.run(ctx, h, budget/8, func(mpTally) bool { return false })
+					harness.Metric("handoffs/s", float64(t.seen)/t.elapsed.Seconds(), "instances/s", t.describe(r.n))
+					Expect(t.seen).To(BeNumerically(">", 0), "no reader on %s saw its flag within %s, so nothing was checked: %s", g, mpSpin, t.describe(r.n))
+					Expect(t.staleInst).To(BeZero(), "a reader on %s read stale data after seeing the flag of a writer on the same GPU (%s): %s", g, v.what, t.describe(r.n))
+					expectPreReadOld(v, t, r.n)
+					expectEnoughHandoffs(t, r.n, evidence)
 				}, harness.TimeoutPlus(0.5, budget))
 		}
 	}
@@ -108,6 +146,33 @@ func handoffKey(p harness.Pair, v mpVariant, home harness.GPU) string {
 // handoffText is the name of a flag-handoff-sys spec.
 func handoffText(p harness.Pair, v mpVariant, home harness.GPU) string {
 	return fmt.Sprintf("hands data from %s to %s with %s, data and flags in %s's memory", p.A, p.B, v.what, home)
+}
+
+// preReadForms are forms with the reader's read before the poll added.
+func preReadForms(forms []mpVariant) []mpVariant {
+	out := make([]mpVariant, len(forms))
+	for i, v := range forms {
+		v.what += ", the data also read before the poll"
+		v.key += "-pre-read"
+		v.pre = true
+		out[i] = v
+	}
+	return out
+}
+
+// expectPreReadOld ends a pre-read run whose reads before the poll never
+// found a word not new yet as inconclusive: only an old value read before
+// the flag can leak past it, so such a run tested nothing of the read
+// before the synchronisation.
+func expectPreReadOld(v mpVariant, t mpTally, n uint32) {
+	GinkgoHelper()
+	if !v.pre {
+		return
+	}
+	harness.Metric("pre-read words not new", float64(t.preOld), "words", t.describe(n))
+	if t.preOld == 0 {
+		harness.Inconclusive("ordering.flag-handoff-sys (%s): the reads before the poll never found old data, so none could leak past the flag: %s", v.what, t.describe(n))
+	}
 }
 
 // handoffEvidence is the litmus tests' rule for a forbidden outcome's pass

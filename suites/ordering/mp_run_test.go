@@ -35,7 +35,21 @@ const (
 type mpVariant struct {
 	what, key      string // key: the form in the spec's variant key
 	writer, reader kernels.MPMode
+	// pre: the reader also loads the data before it polls the flag
+	// (kernels.MPPreRead).
+	pre bool
 }
+
+// readerMode is the reader's mode argument.
+func (v mpVariant) readerMode() kernels.MPMode {
+	if v.pre {
+		return v.reader | kernels.MPPreRead
+	}
+	return v.reader
+}
+
+// oneGPU is the pair of g with itself, for the one-GPU form of the handoff.
+func oneGPU(g harness.GPU) harness.Pair { return harness.Pair{A: g, B: g, Link: "none"} }
 
 // mpRun is one pair's flag handoff: writer kernels on A, reader kernels on
 // B, data and flags in home's memory, counters in B's.
@@ -54,16 +68,22 @@ type mpRun struct {
 // mpTally is what the readers counted (kernels.MPSeen ...).
 type mpTally struct {
 	seen, staleInst, staleWords, notSeen uint64
+	preOld                               uint64 // pre-read words not new yet (kernels.MPPreOld)
 	launches                             int
 	elapsed                              time.Duration
 }
 
+// newMPRun sets up p's handoff; a pair of one GPU with itself (oneGPU) is
+// the one-GPU form: writer and reader kernels on two streams of that GPU,
+// which needs no peer access.
 func newMPRun(h *harness.Harness, p harness.Pair, v mpVariant, home harness.GPU) *mpRun {
 	GinkgoHelper()
-	if home.Ordinal == p.A.Ordinal {
+	switch {
+	case p.A.Ordinal == p.B.Ordinal:
+	case home.Ordinal == p.A.Ordinal:
 		h.RequirePeerAccess(p.Reverse())
 		h.MustEnablePeerAccess(p.Reverse())
-	} else {
+	default:
 		h.RequirePeerAccess(p)
 		h.MustEnablePeerAccess(p)
 	}
@@ -73,12 +93,12 @@ func newMPRun(h *harness.Harness, p harness.Pair, v mpVariant, home harness.GPU)
 	}
 	r := &mpRun{p: p, v: v, home: home, n: n,
 		data: h.Alloc(home, uint64(n)*kernels.MPStride), flags: h.Alloc(home, uint64(n)*kernels.MPStride),
-		counts: h.Alloc(p.B, 16), wStatus: h.Alloc(p.A, 8), rStatus: h.Alloc(p.B, 8),
+		counts: h.Alloc(p.B, 4*kernels.MPCountWords), wStatus: h.Alloc(p.A, 8), rStatus: h.Alloc(p.B, 8),
 		gate: h.HostAlloc(p.A, 4096, harness.HostAllocPortable|harness.HostAllocDeviceMap),
 		sA:   h.Stream(p.A), sB: h.Stream(p.B)}
 	h.Fill(home, r.data, 0, int(n)*kernels.MPStride/4)
 	h.Fill(home, r.flags, 0, int(n)*kernels.MPStride/4)
-	h.Fill(p.B, r.counts, 0, 4)
+	h.Fill(p.B, r.counts, 0, kernels.MPCountWords)
 	h.Fill(p.A, r.wStatus, 0, 2)
 	h.Fill(p.B, r.rStatus, 0, 2)
 	atomic.StoreUint32(r.gateWord(), 0)
@@ -120,7 +140,7 @@ func (r *mpRun) launch(ctx context.Context, h *harness.Harness, mult uint32) {
 	h.Launch(r.sA, kernels.MPWrite, cfg, uint64(r.data), uint64(r.flags), uint64(r.n), mpWords, uint64(r.gen),
 		uint64(r.v.writer), uint64(r.gate.Ptr), uint64(r.wStatus), uint64(mpGateWait))
 	h.Launch(r.sB, kernels.MPRead, cfg, uint64(r.data), uint64(r.flags), uint64(r.n), mpWords, uint64(r.gen),
-		uint64(mult), uint64(r.v.reader), uint64(r.counts), uint64(r.gate.Ptr), uint64(r.rStatus), uint64(mpGateWait), uint64(mpSpin))
+		uint64(mult), uint64(r.v.readerMode()), uint64(r.counts), uint64(r.gate.Ptr), uint64(r.rStatus), uint64(mpGateWait), uint64(mpSpin))
 	atomic.StoreUint32(r.gateWord(), r.gen)
 	h.MustWait(ctx, r.sA, fmt.Sprintf("flag-handoff writer on %s, launch %d", r.p.A, r.gen))
 	h.MustWait(ctx, r.sB, fmt.Sprintf("flag-handoff reader on %s, launch %d", r.p.B, r.gen))
@@ -128,13 +148,18 @@ func (r *mpRun) launch(ctx context.Context, h *harness.Harness, mult uint32) {
 
 func (r *mpRun) tally(h *harness.Harness, launches int) mpTally {
 	GinkgoHelper()
-	c := h.Download(r.p.B, r.counts, 4)
+	c := h.Download(r.p.B, r.counts, kernels.MPCountWords)
 	return mpTally{seen: uint64(c[kernels.MPSeen]), staleInst: uint64(c[kernels.MPStaleInst]),
-		staleWords: uint64(c[kernels.MPStaleWords]), notSeen: uint64(c[kernels.MPNotSeen]), launches: launches}
+		staleWords: uint64(c[kernels.MPStaleWords]), notSeen: uint64(c[kernels.MPNotSeen]),
+		preOld: uint64(c[kernels.MPPreOld]), launches: launches}
 }
 
 // describe is the outcome histogram for messages and report entries.
 func (t mpTally) describe(n uint32) string {
-	return fmt.Sprintf("%d launches × %d instances in %s: flag seen %d (%d of them with stale data, %d stale words), flag not seen %d",
+	s := fmt.Sprintf("%d launches × %d instances in %s: flag seen %d (%d of them with stale data, %d stale words), flag not seen %d",
 		t.launches, n, t.elapsed.Round(time.Millisecond), t.seen, t.staleInst, t.staleWords, t.notSeen)
+	if t.preOld > 0 {
+		s += fmt.Sprintf("; %d data words not new yet when read before the poll", t.preOld)
+	}
+	return s
 }

@@ -92,6 +92,12 @@ func (g *ptxGen) line(s string) {
 // generatePTX returns the module text of test t's kernel, entry named entry.
 func generatePTX(t *Test, entry string) string {
 	g := &ptxGen{t: t, m: t.Model(), entry: entry}
+	return g.module()
+}
+
+// module writes the whole module: the kernel as configured (whole, or with
+// a role or an access left out for the compile check).
+func (g *ptxGen) module() string {
 	g.header()
 	g.prologue()
 	g.gate()

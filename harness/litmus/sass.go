@@ -17,17 +17,7 @@ import "strings"
 // role left out (everything else, the register write-back included, stays).
 func (t *Test) AblatedPTX(role int) string {
 	g := &ptxGen{t: t, m: t.Model(), entry: t.Kernel().Entry, ablate: role + 1}
-	g.header()
-	g.prologue()
-	g.gate()
-	g.iterationStart()
-	g.roles()
-	g.stress()
-	g.barrier()
-	g.collect()
-	g.flush()
-	g.line("}")
-	return g.b.String()
+	return g.module()
 }
 
 // RolePTXMemoryOps counts the global memory instructions the generated
@@ -82,17 +72,7 @@ func (t *Test) RoleMemoryOps(role int) int {
 // litmussass), so a merged access shows as a count, per access.
 func (t *Test) OpAblatedPTX(role, op int) string {
 	g := &ptxGen{t: t, m: t.Model(), entry: t.Kernel().Entry, skipRole: role + 1, skipOp: op}
-	g.header()
-	g.prologue()
-	g.gate()
-	g.iterationStart()
-	g.roles()
-	g.stress()
-	g.barrier()
-	g.collect()
-	g.flush()
-	g.line("}")
-	return g.b.String()
+	return g.module()
 }
 
 // OpPTXMemoryOps counts the global memory instructions the kernel holds for
